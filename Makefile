@@ -1,0 +1,34 @@
+# Two entry points, each installing what it needs (idempotently) before it runs.
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench setup system
+
+demo: setup
+	$(VENV)/bin/pagesight observe src/pagesight/demo/sample.html
+
+test: setup lint
+	$(PY) -m pytest -q
+
+lint: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+bench: setup
+	$(PY) benchmarks/observe.py
+
+setup: system $(STAMP)
+
+# Debian packages: Chromium (never a Playwright browser download) and CJK fonts so
+# Chinese/Japanese/Korean text lays out like on a real desktop.
+system:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk; }
+
+$(STAMP): pyproject.toml
+	python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $(STAMP)

@@ -1,0 +1,1 @@
+"""The browser session: launching or attaching to Chromium, and its pages."""

@@ -1,0 +1,216 @@
+"""AsyncBrowser: a launched or attached Chromium shared by Playwright and pagesight."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.request
+from pathlib import Path
+from types import TracebackType
+from typing import Literal
+from urllib.parse import urlsplit
+
+from playwright.async_api import Browser as PlaywrightBrowser
+from playwright.async_api import BrowserContext, Playwright, async_playwright
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page as PlaywrightPage
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+from pagesight.browser.cdp import translate
+from pagesight.browser.launch import ChromiumProcess, start_chromium
+from pagesight.browser.page import AsyncPage
+from pagesight.errors import ConnectError, NavigationError, PageCrashed, UnsupportedURL
+from pagesight.observe.capture import script
+from pagesight.observe.ids import IdRegistry
+
+WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit"]
+_SCHEMES = ("http", "https", "file", "about", "data")
+
+
+def normalise_url(target: str) -> str:
+    """A URL pagesight can open: http(s), file, about: or data:, or a path to a local file."""
+    parts = urlsplit(target)
+    if parts.scheme in _SCHEMES:
+        return target
+    if not parts.scheme or len(parts.scheme) == 1:  # a path (or a Windows drive letter)
+        path = Path(target).expanduser()
+        if path.is_file():
+            return path.resolve().as_uri()
+        raise UnsupportedURL(f"{target!r} is neither a URL nor an existing file")
+    raise UnsupportedURL(
+        f"unsupported URL scheme {parts.scheme!r} in {target!r}; use http, https or a file path"
+    )
+
+
+class AsyncBrowser:
+    """A Chromium that pagesight launched or attached to. Use :meth:`launch` or :meth:`connect`."""
+
+    def __init__(
+        self,
+        *,
+        playwright: Playwright,
+        browser: PlaywrightBrowser,
+        context: BrowserContext,
+        cdp_url: str,
+        process: ChromiumProcess | None,
+    ) -> None:
+        self._playwright = playwright
+        self._browser = browser
+        self._context = context
+        self._cdp_url = cdp_url
+        self._process = process
+        self._pages: dict[PlaywrightPage, AsyncPage] = {}
+        self.ids = IdRegistry()
+        """Session-wide element ids: never reused while this browser lives."""
+
+    @classmethod
+    async def launch(
+        cls,
+        *,
+        headless: bool = True,
+        executable_path: str | None = None,
+        args: tuple[str, ...] = (),
+        window: tuple[int, int] = (1280, 800),
+    ) -> AsyncBrowser:
+        """Start the system Chromium headless (by default) and connect to it."""
+        process = await start_chromium(
+            executable=executable_path, headless=headless, window=window, args=args
+        )
+        try:
+            return await cls._attach(process.ws_url, process)
+        except BaseException:
+            await process.stop()
+            raise
+
+    @classmethod
+    async def connect(cls, cdp_url: str) -> AsyncBrowser:
+        """Attach to a running Chromium by its DevTools URL (``http://127.0.0.1:9222``).
+
+        :attr:`pages` then lists the tabs already open there, so a program driving a page
+        with its own Playwright can observe that same page. Closing only disconnects.
+        """
+        return await cls._attach(_websocket_url(cdp_url), None)
+
+    @classmethod
+    async def _attach(cls, ws_url: str, process: ChromiumProcess | None) -> AsyncBrowser:
+        playwright = await async_playwright().start()
+        try:
+            with translate("connecting to Chromium"):
+                browser = await playwright.chromium.connect_over_cdp(ws_url)
+            context = browser.contexts[0] if browser.contexts else await browser.new_context()
+            # Hooks run before each document's own scripts: they note click listeners and
+            # closed shadow roots, which no page script could find afterwards.
+            await context.add_init_script(script("hooks.js"))
+        except BaseException:
+            await playwright.stop()
+            raise
+        http_url = process.http_url if process else "http://" + ws_url.split("/")[2]
+        return cls(
+            playwright=playwright, browser=browser, context=context, cdp_url=http_url, process=process
+        )
+
+    @property
+    def cdp_url(self) -> str:
+        """The DevTools HTTP endpoint, for other clients (``connect_over_cdp``) to share."""
+        return self._cdp_url
+
+    @property
+    def playwright(self) -> PlaywrightBrowser:
+        """The Playwright browser underneath."""
+        return self._browser
+
+    @property
+    def pages(self) -> list[AsyncPage]:
+        """Every open tab, including those opened before pagesight attached or by the page."""
+        out = []
+        for context in self._browser.contexts:
+            for pw_page in context.pages:
+                if not pw_page.is_closed():
+                    out.append(self._wrap(pw_page))
+        return out
+
+    def _wrap(self, pw_page: PlaywrightPage) -> AsyncPage:
+        page = self._pages.get(pw_page)
+        if page is None:
+            page = self._pages[pw_page] = AsyncPage(self, pw_page)
+        return page
+
+    async def new_page(self) -> AsyncPage:
+        """A new blank tab."""
+        with translate("opening a tab"):
+            pw_page = await self._context.new_page()
+        return self._wrap(pw_page)
+
+    async def open(
+        self, url: str, *, wait_until: WaitUntil = "load", timeout: float = 30.0
+    ) -> AsyncPage:
+        """A new tab at ``url`` (a URL or a local file path), once it has loaded."""
+        target = normalise_url(url)
+        page = await self.new_page()
+        try:
+            await self.goto(page, target, wait_until=wait_until, timeout=timeout)
+        except BaseException:
+            await page.close()
+            raise
+        return page
+
+    @staticmethod
+    async def goto(
+        page: AsyncPage, url: str, *, wait_until: WaitUntil = "load", timeout: float = 30.0
+    ) -> None:
+        try:
+            await page.playwright.goto(url, wait_until=wait_until, timeout=timeout * 1000)
+        except PlaywrightTimeout as exc:
+            raise NavigationError(f"{url} did not finish loading within {timeout:g} s") from exc
+        except PlaywrightError as exc:
+            if page.playwright.is_closed():
+                raise PageCrashed(f"the page closed while loading {url}") from exc
+            reason = str(exc).strip().splitlines()[0]
+            raise NavigationError(f"cannot load {url}: {reason}") from exc
+
+    async def close(self) -> None:
+        """Close pagesight's connection; a launched Chromium is stopped, an attached one kept."""
+        try:
+            for page in list(self._pages.values()):
+                if self._process is not None:
+                    await page.close()
+            self._pages.clear()
+            try:
+                await self._browser.close()
+            except PlaywrightError:
+                pass  # the browser is already gone
+            await self._playwright.stop()
+        finally:
+            if self._process is not None:
+                await self._process.stop()
+
+    async def __aenter__(self) -> AsyncBrowser:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.close()
+
+
+def _websocket_url(cdp_url: str) -> str:
+    """Resolve ``http://host:port`` to the browser's websocket URL; a ws:// URL passes through."""
+    parts = urlsplit(cdp_url)
+    if parts.scheme in ("ws", "wss"):
+        return cdp_url
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConnectError(f"{cdp_url!r} is not a DevTools URL such as http://127.0.0.1:9222")
+    endpoint = f"{parts.scheme}://{parts.netloc}/json/version"
+    try:
+        with urllib.request.urlopen(endpoint, timeout=5) as reply:
+            info = json.load(reply)
+    except (urllib.error.URLError, OSError, ValueError) as exc:
+        raise ConnectError(f"no browser answers at {cdp_url} ({exc}); is Chromium running with "
+                           "--remote-debugging-port?") from exc
+    ws = info.get("webSocketDebuggerUrl")
+    if not isinstance(ws, str):
+        raise ConnectError(f"{cdp_url} answered, but not like a DevTools endpoint")
+    return ws

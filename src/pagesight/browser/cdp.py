@@ -1,0 +1,102 @@
+"""pagesight's own DevTools sessions, and the one place foreign errors are translated.
+
+Perception talks CDP through sessions of its own (Playwright's ``new_cdp_session``), separate
+from the session Playwright drives the page with; both reach the same Chromium.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from playwright._impl._errors import TargetClosedError
+from playwright.async_api import BrowserContext, CDPSession
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page as PlaywrightPage
+
+from pagesight.errors import PageCrashed, ProtocolError
+
+
+@contextmanager
+def translate(what: str = "the browser call") -> Iterator[None]:
+    """Turn Playwright/CDP failures into pagesight errors, keeping the original as cause."""
+    try:
+        yield
+    except TargetClosedError as exc:
+        raise PageCrashed("the page was closed or its renderer crashed") from exc
+    except PlaywrightError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ProtocolError(f"{what} failed: {first}") from exc
+
+
+class CdpSession:
+    """A CDP session on one target (a page or an out-of-process iframe)."""
+
+    def __init__(self, session: CDPSession, *, context: BrowserContext, page: PlaywrightPage):
+        self._session = session
+        self._context = context
+        self._page = page
+        self._frame_contexts: dict[str, int] = {}
+        self._runtime_on = False
+        self._targets: dict[str, CdpSession] = {}
+
+    @classmethod
+    async def open(cls, context: BrowserContext, page: PlaywrightPage, target: Any = None) -> CdpSession:
+        with translate("opening a DevTools session"):
+            session = await context.new_cdp_session(target if target is not None else page)
+        return cls(session, context=context, page=page)
+
+    async def send(self, method: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        with translate(method):
+            reply: dict[str, Any] = await self._session.send(method, params or {})
+        return reply
+
+    async def frame_context(self, frame_id: str) -> int | None:
+        """The main-world execution context of a frame living in this target, if any."""
+        if not self._runtime_on:
+            # Contexts are only announced once Runtime is enabled; enabling replays the
+            # existing ones before the reply, so the map is complete when this returns.
+            self._session.on("Runtime.executionContextCreated", self._context_created)
+            self._session.on("Runtime.executionContextsCleared", self._contexts_cleared)
+            await self.send("Runtime.enable")
+            self._runtime_on = True
+            await asyncio.sleep(0)  # let the replayed events be dispatched
+        return self._frame_contexts.get(frame_id)
+
+    def _contexts_cleared(self, _event: dict[str, Any]) -> None:
+        self._frame_contexts.clear()
+
+    def _context_created(self, event: dict[str, Any]) -> None:
+        ctx = event["context"]
+        aux = ctx.get("auxData", {})
+        if aux.get("isDefault") and aux.get("frameId"):
+            self._frame_contexts[aux["frameId"]] = ctx["id"]
+
+    async def target_session(self, frame_id: str) -> CdpSession | None:
+        """A session on the out-of-process iframe whose frame (and target) id is ``frame_id``."""
+        if frame_id in self._targets:
+            return self._targets[frame_id]
+        for frame in self._page.frames:
+            if frame is self._page.main_frame:
+                continue
+            try:
+                session = await self._context.new_cdp_session(frame)
+            except PlaywrightError:
+                continue  # an in-process frame: it has no target of its own
+            info = await session.send("Target.getTargetInfo")
+            target_id = info["targetInfo"]["targetId"]
+            self._targets[target_id] = CdpSession(session, context=self._context, page=self._page)
+            if target_id == frame_id:
+                return self._targets[target_id]
+        return None
+
+    async def detach(self) -> None:
+        for child in self._targets.values():
+            await child.detach()
+        self._targets.clear()
+        try:
+            await self._session.detach()
+        except PlaywrightError:
+            pass  # the target is already gone, which is all detach wanted

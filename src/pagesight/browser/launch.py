@@ -1,0 +1,138 @@
+"""Find the system Chromium and start it headless with a DevTools port.
+
+Both clients share this one browser: Playwright (for navigation and whatever pagesight does
+not cover) and pagesight's own CDP sessions (for perception), connected to the same port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from pagesight.errors import BrowserNotFound, RuntimeFailure
+
+_CANDIDATES = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome")
+_DEVTOOLS = re.compile(r"DevTools listening on (ws://\S+)")
+
+# The flags a closed network needs: without them Chromium keeps phoning Google's hosts.
+QUIET_FLAGS = (
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--disable-default-apps",
+    "--disable-quic",
+    "--metrics-recording-only",
+    "--password-store=basic",
+    "--use-mock-keychain",
+)
+
+
+def find_chromium() -> str:
+    """The Chromium to launch: ``$PAGESIGHT_CHROMIUM``, else the first one on PATH."""
+    configured = os.environ.get("PAGESIGHT_CHROMIUM")
+    if configured:
+        if Path(configured).is_file() and os.access(configured, os.X_OK):
+            return configured
+        raise BrowserNotFound(f"PAGESIGHT_CHROMIUM={configured} is not an executable file")
+    for name in _CANDIDATES:
+        found = shutil.which(name)
+        if found:
+            return found
+    raise BrowserNotFound(
+        "no Chromium found (looked for chromium, google-chrome); install Debian's chromium "
+        "(`make setup`) or set PAGESIGHT_CHROMIUM to its path"
+    )
+
+
+@dataclass
+class ChromiumProcess:
+    """A Chromium we started, with the profile folder we made for it."""
+
+    process: asyncio.subprocess.Process
+    ws_url: str
+    profile: str
+    drain: asyncio.Task[None] | None = None
+
+    @property
+    def http_url(self) -> str:
+        host_port = self.ws_url.split("/")[2]
+        return f"http://{host_port}"
+
+    async def stop(self) -> None:
+        if self.process.returncode is None:
+            self.process.terminate()
+            try:
+                await asyncio.wait_for(self.process.wait(), 5)
+            except TimeoutError:
+                self.process.kill()
+                await self.process.wait()
+        if self.drain is not None:
+            self.drain.cancel()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+
+async def start_chromium(
+    *,
+    executable: str | None = None,
+    headless: bool = True,
+    window: tuple[int, int] = (1280, 800),
+    args: tuple[str, ...] = (),
+    timeout: float = 30.0,
+) -> ChromiumProcess:
+    """Start Chromium on a free DevTools port and wait until it listens."""
+    exe = executable or find_chromium()
+    profile = tempfile.mkdtemp(prefix="pagesight-profile-")
+    argv = [
+        exe,
+        "--remote-debugging-port=0",
+        "--remote-debugging-address=127.0.0.1",
+        f"--user-data-dir={profile}",
+        f"--window-size={window[0]},{window[1]}",
+        *QUIET_FLAGS,
+        *(["--headless=new", "--hide-scrollbars", "--mute-audio"] if headless else []),
+        # Chromium refuses to start its sandbox as root; only then do we turn it off.
+        *(["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
+        *args,
+        "about:blank",
+    ]
+    process = await asyncio.create_subprocess_exec(
+        *argv, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE
+    )
+    assert process.stderr is not None
+    seen: list[str] = []
+    try:
+        async with asyncio.timeout(timeout):
+            while True:
+                raw = await process.stderr.readline()
+                if not raw:
+                    break
+                line = raw.decode(errors="replace")
+                seen.append(line.strip())
+                match = _DEVTOOLS.search(line)
+                if match:
+                    # Keep draining stderr so Chromium never blocks on a full pipe.
+                    drain = asyncio.get_running_loop().create_task(_drain(process.stderr))
+                    return ChromiumProcess(
+                        process=process, ws_url=match.group(1), profile=profile, drain=drain
+                    )
+    except TimeoutError:
+        pass
+    with contextlib.suppress(ProcessLookupError):
+        process.kill()
+    await process.wait()
+    shutil.rmtree(profile, ignore_errors=True)
+    tail = " | ".join(line for line in seen[-3:] if line)
+    raise RuntimeFailure(f"Chromium ({exe}) did not start: {tail or 'no output'}")
+
+
+async def _drain(stream: asyncio.StreamReader) -> None:
+    while await stream.readline():
+        pass

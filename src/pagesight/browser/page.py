@@ -1,0 +1,147 @@
+"""AsyncPage: one tab, observed through the page-side walker."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from typing import TYPE_CHECKING, get_args
+
+from playwright.async_api import Page as PlaywrightPage
+from playwright.async_api import Request
+
+from pagesight.browser.cdp import CdpSession, translate
+from pagesight.errors import PageCrashed
+from pagesight.observe import passes
+from pagesight.observe.budget import fit_tokens
+from pagesight.observe.capture import CdpChannel, Channel, EvaluateChannel, capture
+from pagesight.observe.observation import INCLUDABLE, Mode, Observation, View
+from pagesight.observe.tree import build
+
+if TYPE_CHECKING:
+    from pagesight.browser.browser import AsyncBrowser
+
+
+class AsyncPage:
+    """A browser tab. Get one from :meth:`AsyncBrowser.open` or :attr:`AsyncBrowser.pages`."""
+
+    def __init__(self, browser: AsyncBrowser, page: PlaywrightPage) -> None:
+        self._browser = browser
+        self._page = page
+        self._cdp: CdpSession | None = None
+        self._pending: set[Request] = set()
+        self._crashed = False
+        page.on("request", self._on_request)
+        page.on("requestfinished", self._on_request_done)
+        page.on("requestfailed", self._on_request_done)
+        page.on("crash", self._on_crash)
+
+    def _on_request(self, request: Request) -> None:
+        self._pending.add(request)
+
+    def _on_request_done(self, request: Request) -> None:
+        self._pending.discard(request)
+
+    def _on_crash(self, _page: PlaywrightPage) -> None:
+        self._crashed = True
+
+    @property
+    def playwright(self) -> PlaywrightPage:
+        """The Playwright page underneath, for whatever pagesight does not cover."""
+        return self._page
+
+    @property
+    def url(self) -> str:
+        return self._page.url
+
+    @property
+    def closed(self) -> bool:
+        return self._page.is_closed()
+
+    async def title(self) -> str:
+        with translate("reading the title"):
+            return await self._page.title()
+
+    async def observe(
+        self,
+        *,
+        view: View = "full",
+        include: Collection[str] = (),
+        max_tokens: int | None = None,
+        max_chars: int | None = None,
+        focus: str | None = None,
+        mode: Mode = "cdp",
+    ) -> Observation:
+        """The page now, as a compact semantic tree and the elements that can be acted on.
+
+        ``view="interactive"`` keeps only what can be acted on, each with the heading or group
+        that tells it apart. ``include`` adds ``"bounds"`` and/or ``"href"`` to the text and JSON.
+        ``max_tokens`` keeps every actionable element and cuts text to fit; ``max_chars`` cuts
+        the text deterministically; ``focus`` keeps the part of the page relevant to a query.
+        ``mode="evaluate"`` uses only Playwright's ``evaluate`` (no CDP).
+        """
+        _check_options(view=view, include=include, mode=mode, max_tokens=max_tokens, max_chars=max_chars)
+        if self._crashed:
+            raise PageCrashed(f"the renderer of {self.url} crashed; open the page again")
+        if self._page.is_closed():
+            raise PageCrashed("the page is closed")
+        channel = await self._channel(mode)
+        raw = await capture(channel, {})
+        tree = passes.collapse(
+            build(raw["tree"], doc=raw["doc"], frame=None, id_of=self._browser.ids.id_of)
+        )
+        if focus:
+            tree = passes.focus(tree, focus)
+        obs = Observation(
+            url=raw["url"],
+            title=raw["title"],
+            ready=bool(raw["loaded"]) and not self._pending,
+            mode=mode,
+            tree=tree,
+            elements=passes.elements(tree),
+            view=view,
+            include=frozenset(include),
+            max_chars=max_chars,
+            notes=(f"focused on {focus!r}: only the relevant part is shown",) if focus else (),
+        )
+        if max_tokens is not None:
+            obs = fit_tokens(obs, max_tokens)
+        return obs
+
+    async def _channel(self, mode: Mode) -> Channel:
+        if mode == "evaluate":
+            return EvaluateChannel(self._page.main_frame)
+        if self._cdp is None:
+            self._cdp = await CdpSession.open(self._page.context, self._page)
+        return CdpChannel(self._cdp)
+
+    async def close(self) -> None:
+        """Close the tab (and pagesight's sessions on it)."""
+        if self._cdp is not None and not self._page.is_closed():
+            await self._cdp.detach()
+        self._cdp = None
+        if not self._page.is_closed():
+            with translate("closing the page"):
+                await self._page.close()
+
+
+def _check_options(
+    *,
+    view: str,
+    include: Collection[str],
+    mode: str,
+    max_tokens: int | None,
+    max_chars: int | None,
+) -> None:
+    if view not in get_args(View):
+        raise ValueError(f"view must be 'full' or 'interactive', not {view!r}")
+    if mode not in get_args(Mode):
+        raise ValueError(f"mode must be 'cdp' or 'evaluate', not {mode!r}")
+    if isinstance(include, str):
+        raise ValueError(f"include takes a collection such as {{'bounds'}}, not the string {include!r}")
+    unknown = set(include) - INCLUDABLE
+    if unknown:
+        raise ValueError(f"include accepts {sorted(INCLUDABLE)}, not {sorted(unknown)}")
+    for label, limit in (("max_tokens", max_tokens), ("max_chars", max_chars)):
+        if limit is not None and limit < 1:
+            raise ValueError(f"{label} must be a positive number, not {limit}")
+
+

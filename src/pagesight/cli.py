@@ -1,0 +1,98 @@
+"""The ``pagesight`` command: parse, call the public API, print. Exit 2 for bad input, 1 for a
+runtime failure, always with one line on stderr and never a traceback."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from pagesight.errors import PagesightError
+from pagesight.observe.observation import INCLUDABLE
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"pagesight: {message} (see pagesight {self.prog.split()[-1]} --help)\n")
+
+
+def _include(value: str) -> frozenset[str]:
+    names = frozenset(v.strip() for v in value.split(",") if v.strip())
+    unknown = names - INCLUDABLE
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown field(s) {', '.join(sorted(unknown))}; choose from {', '.join(sorted(INCLUDABLE))}"
+        )
+    return names
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"{number} is not a positive number")
+    return number
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="pagesight", description="Let AI agents see and act on web pages.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    observe = commands.add_parser("observe", help="print a page as a compact semantic tree")
+    observe.add_argument("url", help="an http(s) URL or a path to a local HTML file")
+    observe.add_argument("--format", choices=("outline", "json", "legend"), default="outline")
+    observe.add_argument("--view", choices=("full", "interactive"), default="full")
+    observe.add_argument("--include", type=_include, default=frozenset(), help="bounds,href")
+    observe.add_argument("--max-chars", type=_positive, default=None)
+    observe.add_argument("--max-tokens", type=_positive, default=None)
+    observe.add_argument("--focus", default=None, help="keep the part relevant to this query")
+    observe.add_argument("--mode", choices=("cdp", "evaluate"), default="cdp")
+    observe.add_argument("--cdp-url", default=None, help="attach to a running Chromium instead")
+    observe.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for load")
+    return parser
+
+
+def _observe(args: argparse.Namespace) -> str:
+    from pagesight import Browser
+
+    browser = Browser.connect(args.cdp_url) if args.cdp_url else Browser.launch()
+    with browser:
+        page = browser.open(args.url, timeout=args.timeout)
+        try:
+            obs = page.observe(
+                view=args.view,
+                include=args.include,
+                max_chars=args.max_chars,
+                max_tokens=args.max_tokens,
+                focus=args.focus,
+                mode=args.mode,
+            )
+        finally:
+            if args.cdp_url:
+                page.close()  # leave the attached browser as we found it
+        if args.format == "json":
+            return obs.to_json(indent=2)
+        return obs.text(args.format)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        output = _observe(args)
+    except PagesightError as exc:
+        print(f"pagesight: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except ValueError as exc:
+        print(f"pagesight: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("pagesight: interrupted", file=sys.stderr)
+        return 130
+    print(output)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""The bundled demo: a sample page to observe."""

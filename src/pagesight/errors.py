@@ -1,0 +1,68 @@
+"""The one error hierarchy of pagesight, split by who must act.
+
+::
+
+    PagesightError                 base class; ``exit_code`` is what the CLI exits with
+    ├── InputError        (2)      the caller passed something unusable: fix the input
+    │   ├── UnsupportedURL         a scheme pagesight cannot open (only http, https, file)
+    │   ├── NavigationError        the URL could not be loaded (refused, unknown host, …)
+    │   └── ConnectError           nothing answers at the CDP URL given to Browser.connect
+    ├── SetupError        (2)      the machine lacks something: install it
+    │   └── BrowserNotFound        no Chromium executable was found
+    └── RuntimeFailure    (1)      the browser failed underneath us: retry or report
+        ├── PageCrashed            the page's renderer crashed or the tab was closed
+        └── ProtocolError          a DevTools/Playwright failure we could not classify
+
+Playwright and CDP errors are translated once, where pagesight calls them, with
+``raise … from exc`` so the original stays attached.
+"""
+
+from __future__ import annotations
+
+
+class PagesightError(Exception):
+    """Base class of every error pagesight raises on purpose."""
+
+    exit_code = 1
+
+
+class InputError(PagesightError):
+    """The caller passed something unusable."""
+
+    exit_code = 2
+
+
+class UnsupportedURL(InputError):
+    """A URL whose scheme pagesight does not open."""
+
+
+class NavigationError(InputError):
+    """The page at a URL could not be loaded."""
+
+
+class ConnectError(InputError):
+    """No browser answered at the DevTools URL."""
+
+
+class SetupError(PagesightError):
+    """Something pagesight needs is missing from this machine."""
+
+    exit_code = 2
+
+
+class BrowserNotFound(SetupError):
+    """No Chromium executable could be found."""
+
+
+class RuntimeFailure(PagesightError):
+    """The browser failed underneath pagesight."""
+
+    exit_code = 1
+
+
+class PageCrashed(RuntimeFailure):
+    """The page's renderer crashed or the page was closed."""
+
+
+class ProtocolError(RuntimeFailure):
+    """A DevTools Protocol or Playwright call failed for a reason pagesight cannot classify."""

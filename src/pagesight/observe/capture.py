@@ -1,0 +1,195 @@
+"""Run the page-side walker in every frame and stitch the results into one raw tree.
+
+Two ways in, one walker:
+
+* ``cdp`` — our own DevTools sessions: ``Runtime.evaluate`` in the page; cross-origin frames in
+  the same process through their execution contexts; out-of-process iframes through their own
+  targets; closed shadow roots that the early hooks missed through ``DOM.getDocument(pierce)``
+  and ``DOM.resolveNode``.
+* ``evaluate`` — Playwright's ``frame.evaluate`` only, for browsers without CDP; the same shape,
+  minus what only CDP reaches (closed shadow roots the hooks did not see).
+
+Same-origin iframes never need a second call: the walker steps into them directly.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from functools import cache
+from importlib import resources
+from typing import Any, Protocol
+
+from pagesight.browser.cdp import CdpSession, translate
+
+Raw = dict[str, Any]
+
+_API = "globalThis[Symbol.for('pagesight.walker')]"
+_REGISTER_ROOT = """function () {
+  const K = Symbol.for("pagesight.hooks");
+  if (!globalThis[K]) Object.defineProperty(globalThis, K, {value: {clickTargets: new WeakSet(),
+    closedRoots: new WeakMap(), installedEarly: false}});
+  globalThis[K].closedRoots.set(this.host, this);
+}"""
+
+
+@cache
+def script(name: str) -> str:
+    """A bundled page script's source (``walker.js`` or ``hooks.js``)."""
+    return resources.files("pagesight.observe").joinpath(name).read_text(encoding="utf-8")
+
+
+@cache
+def _walker_expression() -> str:
+    # The walker is an expression that installs itself once per document and returns its API;
+    # sending it whole each time keeps an observation to one round trip.
+    return script("walker.js").strip().rstrip(";")
+
+
+class Channel(Protocol):
+    """A way to run the walker in one frame."""
+
+    async def walk(self, options: dict[str, Any]) -> Raw: ...
+
+    async def child(self, frame_key: int) -> Channel | None:
+        """The channel of the cross-origin iframe the last walk left as placeholder ``frame_key``."""
+        ...
+
+
+class CdpChannel:
+    def __init__(self, session: CdpSession, context_id: int | None = None) -> None:
+        self._session = session
+        self._context_id = context_id
+
+    async def _evaluate(self, expression: str, *, by_value: bool) -> dict[str, Any]:
+        params: dict[str, Any] = {"expression": expression, "returnByValue": by_value}
+        if self._context_id is not None:
+            params["contextId"] = self._context_id
+        reply = await self._session.send("Runtime.evaluate", params)
+        if "exceptionDetails" in reply:
+            details = reply["exceptionDetails"]
+            text = details.get("exception", {}).get("description") or details.get("text")
+            from pagesight.errors import ProtocolError
+
+            raise ProtocolError(f"the page walker failed: {text}")
+        result: dict[str, Any] = reply["result"]
+        return result
+
+    async def walk(self, options: dict[str, Any]) -> Raw:
+        expression = f"({_walker_expression()}).observe({json.dumps(options)})"
+        value: Raw = (await self._evaluate(expression, by_value=True))["value"]
+        if not value["early"]:
+            found = await register_closed_roots(self._session)
+            if found:
+                value = (await self._evaluate(expression, by_value=True))["value"]
+        return value
+
+    async def child(self, frame_key: int) -> Channel | None:
+        handle = await self._evaluate(f"{_API}.frameElement({frame_key})", by_value=False)
+        object_id = handle.get("objectId")
+        if object_id is None:
+            return None
+        try:
+            node = (await self._session.send("DOM.describeNode", {"objectId": object_id}))["node"]
+        finally:
+            await self._session.send("Runtime.releaseObject", {"objectId": object_id})
+        frame_id = node.get("frameId")
+        if frame_id is None:
+            return None
+        context = await self._session.frame_context(frame_id)
+        if context is not None:
+            return CdpChannel(self._session, context)
+        oopif = await self._session.target_session(frame_id)
+        return CdpChannel(oopif) if oopif is not None else None
+
+
+async def register_closed_roots(session: CdpSession) -> int:
+    """Hand every closed shadow root in the target to the walker; returns how many were found.
+
+    Needed only where pagesight attached after the document was created (its hooks record
+    closed roots as the page attaches them).
+    """
+    document = await session.send("DOM.getDocument", {"depth": -1, "pierce": True})
+    roots = [n for n in _shadow_roots(document["root"]) if n.get("shadowRootType") == "closed"]
+    for root in roots:
+        resolved = await session.send("DOM.resolveNode", {"backendNodeId": root["backendNodeId"]})
+        object_id = resolved["object"]["objectId"]
+        await session.send(
+            "Runtime.callFunctionOn",
+            {"objectId": object_id, "functionDeclaration": _REGISTER_ROOT, "silent": True},
+        )
+        await session.send("Runtime.releaseObject", {"objectId": object_id})
+    return len(roots)
+
+
+def _shadow_roots(node: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    for root in node.get("shadowRoots", ()):
+        yield root
+        yield from _shadow_roots(root)
+    for child in node.get("children", ()):
+        yield from _shadow_roots(child)
+    if "contentDocument" in node:
+        yield from _shadow_roots(node["contentDocument"])
+
+
+class EvaluateChannel:
+    """Playwright's ``frame.evaluate``: no CDP needed."""
+
+    def __init__(self, frame: Any) -> None:
+        self._frame = frame
+
+    async def walk(self, options: dict[str, Any]) -> Raw:
+        with translate():
+            value: Raw = await self._frame.evaluate(
+                f"options => ({_walker_expression()}).observe(options)", options
+            )
+        return value
+
+    async def child(self, frame_key: int) -> Channel | None:
+        with translate():
+            handle = await self._frame.evaluate_handle(
+                f"key => {_API}.frameElement(key)", frame_key
+            )
+            try:
+                element = handle.as_element()
+                frame = await element.content_frame() if element is not None else None
+            finally:
+                await handle.dispose()
+        return EvaluateChannel(frame) if frame is not None else None
+
+
+async def capture(channel: Channel, options: dict[str, Any]) -> Raw:
+    """Walk the frame behind ``channel`` and, recursively, its cross-origin iframes."""
+    raw = await channel.walk(options)
+    if raw["frames"]:
+        for placeholder in _placeholders(raw["tree"]):
+            child = await channel.child(placeholder["fk"])
+            if child is None:
+                continue
+            sub = await capture(child, options)
+            _shift(sub["tree"], placeholder["co"], offscreen=bool(placeholder.get("o")))
+            placeholder["c"] = sub["tree"]
+            placeholder["fu"] = sub["url"]
+            placeholder["doc"] = sub["doc"]
+            raw["loaded"] = raw["loaded"] and sub["loaded"]
+    return raw
+
+
+def _placeholders(items: list[Any]) -> Iterator[dict[str, Any]]:
+    for item in items:
+        if isinstance(item, dict):
+            if "fk" in item:
+                yield item
+            yield from _placeholders(item.get("c", []))
+
+
+def _shift(items: list[Any], offset: list[float], *, offscreen: bool) -> None:
+    """Move a child frame's bounds into top-level viewport coordinates."""
+    for item in items:
+        if isinstance(item, dict):
+            box = item.get("b")
+            if box:
+                item["b"] = [round(box[0] + offset[0]), round(box[1] + offset[1]), box[2], box[3]]
+            if offscreen and "b" in item:
+                item["o"] = 1
+            _shift(item.get("c", []), offset, offscreen=offscreen)

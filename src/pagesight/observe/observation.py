@@ -1,0 +1,148 @@
+"""Observation and Element: what an agent knows about a page at one moment."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, Literal
+
+from pagesight.observe.tree import Bounds, Node
+
+Mode = Literal["cdp", "evaluate"]
+View = Literal["full", "interactive"]
+Format = Literal["outline", "json", "legend"]
+INCLUDABLE = frozenset({"bounds", "href"})
+
+# The actions each role accepts; every visible element can also be hovered.
+_ACTIONS: dict[str, tuple[str, ...]] = {
+    "textbox": ("click", "input", "input_submit", "press_key"),
+    "searchbox": ("click", "input", "input_submit", "press_key"),
+    "spinbutton": ("click", "input", "input_submit", "press_key"),
+    "combobox": ("click", "select", "input", "press_key"),
+    "listbox": ("select", "press_key"),
+    "slider": ("click", "input", "press_key"),
+    "iframe": (),
+}
+
+
+def actions_for(role: str, states: Iterable[str]) -> tuple[str, ...]:
+    """The actions that apply to an element of this role in these states."""
+    base = _ACTIONS.get(role, ("click",))
+    extra = ("scroll",) if "scrollable" in states else ()
+    if role == "group" and extra:
+        base = ()
+    return (*base, "hover", *extra)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Element:
+    """A node the agent can act on, addressed by its session-wide ``id``."""
+
+    id: int
+    role: str
+    name: str
+    value: str | None = None
+    states: frozenset[str] = frozenset()
+    actions: tuple[str, ...] = ()
+    offscreen: bool = False
+    scroll_container: int | None = None
+    frame: str | None = None
+    bounds: Bounds | None = None
+    options: tuple[str, ...] = ()
+    href: str | None = None
+    context: str | None = None
+    """The nearest heading or group label, which tells identical controls apart."""
+
+    def to_dict(self, include: frozenset[str] = frozenset()) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "role": self.role, "name": self.name}
+        if self.value is not None:
+            out["value"] = self.value
+        if self.states:
+            out["states"] = sorted(self.states)
+        out["actions"] = list(self.actions)
+        if self.options:
+            out["options"] = list(self.options)
+        if self.offscreen:
+            out["offscreen"] = True
+        if self.scroll_container is not None:
+            out["scroll_container"] = self.scroll_container
+        if self.frame is not None:
+            out["frame"] = self.frame
+        if self.context:
+            out["context"] = self.context
+        if "bounds" in include and self.bounds is not None:
+            out["bounds"] = list(self.bounds)
+        if "href" in include and self.href is not None:
+            out["href"] = self.href
+        return out
+
+
+@dataclass(frozen=True, kw_only=True)
+class Observation:
+    """The page at one moment: its semantic tree and the elements that can be acted on."""
+
+    url: str
+    title: str
+    ready: bool
+    mode: Mode
+    tree: tuple[Node, ...]
+    elements: tuple[Element, ...]
+    view: View = "full"
+    include: frozenset[str] = frozenset()
+    notes: tuple[str, ...] = ()
+    """What budgets or focus left out, said in the text so a model knows it is not all."""
+    max_chars: int | None = None
+    """Deterministic cut of the text, applied when rendering."""
+
+    def text(self, format: Format = "outline") -> str:
+        """The observation as text for a model: ``outline`` (default), ``legend`` or ``json``."""
+        from pagesight.observe import render
+
+        if format == "json":
+            return self.to_json()
+        if format == "legend":
+            return render.legend(self)
+        return self._outline
+
+    @cached_property
+    def _outline(self) -> str:
+        from pagesight.observe import render
+        from pagesight.observe.budget import truncate_chars
+
+        text = render.outline(self)
+        return text if self.max_chars is None else truncate_chars(text, self.max_chars)
+
+    @cached_property
+    def tokens(self) -> int:
+        """cl100k token count of :meth:`text`."""
+        from pagesight.observe.tokens import count_tokens
+
+        return count_tokens(self._outline)
+
+    def element(self, element_id: int) -> Element:
+        """The element with this id; ``KeyError`` if this observation does not hold it."""
+        for el in self.elements:
+            if el.id == element_id:
+                return el
+        raise KeyError(f"no element [{element_id}] in this observation")
+
+    def to_dict(self) -> dict[str, Any]:
+        from pagesight.observe import render
+
+        return {
+            "url": self.url,
+            "title": self.title,
+            "ready": self.ready,
+            "mode": self.mode,
+            "view": self.view,
+            "tokens": self.tokens,
+            "notes": list(self.notes),
+            "elements": [el.to_dict(self.include) for el in self.elements],
+            "tree": render.tree_dict(self),
+        }
+
+    def to_json(self, *, indent: int | None = None) -> str:
+        """The same observation as JSON for programs."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)

@@ -1,0 +1,223 @@
+"""Pure passes over the built tree: tidy-up, element extraction with context, views, budgets.
+
+The page-side walker already did visibility, occlusion, reachability and most compaction; what
+is left here needs the whole tree (context labels, token budgets) or is cheaper in Python.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+
+from pagesight.observe.observation import Element, actions_for
+from pagesight.observe.tree import Node
+
+# Containers whose label tells apart identical controls inside them.
+_GROUPING = frozenset(
+    {"group", "listitem", "row", "article", "dialog", "alertdialog", "form", "region",
+     "navigation", "complementary", "banner", "contentinfo", "search", "iframe", "figure"}
+)
+
+
+def collapse(nodes: tuple[Node, ...], parent_name: str = "") -> tuple[Node, ...]:
+    """Tidy what the walker left: dissolve list items that wrap a single node
+    (``list > listitem > link`` → ``list > link``) and drop text that only repeats a name
+    already on the tree (a visible label or legend beside the control or group it names).
+    """
+    out: list[Node] = []
+    for i, node in enumerate(nodes):
+        if node.is_text and _repeats_name(node, nodes[i + 1] if i + 1 < len(nodes) else None, parent_name):
+            continue
+        children = collapse(node.children, node.name if node.id is None else "")
+        if node.role == "listitem" and node.id is None and len(children) == 1 and not node.name:
+            out.append(children[0])
+            continue
+        out.append(replace(node, children=children) if children != node.children else node)
+    return tuple(out)
+
+
+def _bare(text: str) -> str:
+    return text.strip().rstrip(":：*").strip().casefold()
+
+
+def _repeats_name(text: Node, following: Node | None, parent_name: str) -> bool:
+    bare = _bare(text.name)
+    if not bare:
+        return False
+    if parent_name and bare == _bare(parent_name):
+        return True
+    return following is not None and following.id is not None and bare == _bare(following.name)
+
+
+def _label(node: Node) -> str | None:
+    """A container's label: its name, else its first heading or line of text."""
+    if node.name:
+        return node.name
+    for child in node.children:
+        if child.role == "heading" or child.is_text:
+            return child.name[:80]
+        if child.id is not None:
+            return None
+    return None
+
+
+def elements(nodes: tuple[Node, ...]) -> tuple[Element, ...]:
+    """Every actionable node as an Element, in document order, with its context label."""
+    out: list[Element] = []
+    heading: list[str | None] = [None]
+
+    def visit(node: Node, group: str | None) -> None:
+        if node.role == "heading" and node.name:
+            heading[0] = node.name[:80]
+        if node.id is not None:
+            out.append(
+                Element(
+                    id=node.id,
+                    role=node.role,
+                    name=node.name,
+                    value=node.value,
+                    states=frozenset(node.states),
+                    actions=actions_for(node.role, node.states),
+                    offscreen=node.offscreen,
+                    scroll_container=node.scroll_container,
+                    frame=node.frame,
+                    bounds=node.bounds,
+                    options=node.options,
+                    href=node.href,
+                    context=group or heading[0],
+                )
+            )
+        inner = group
+        if node.role in _GROUPING:
+            inner = _label(node) or group
+        for child in node.children:
+            visit(child, inner)
+
+    for node in nodes:
+        visit(node, None)
+    return tuple(out)
+
+
+def iter_text(nodes: tuple[Node, ...]) -> Iterator[Node]:
+    for node in nodes:
+        yield from (n for n in node.walk() if n.is_text)
+
+
+def _map_text(nodes: tuple[Node, ...], fn: Callable[[Node], Node | None]) -> tuple[Node, ...]:
+    """Rewrite text nodes (``None`` drops one); containers left empty by it are dropped too."""
+    out: list[Node] = []
+    for node in nodes:
+        if node.is_text:
+            new = fn(node)
+            if new is not None:
+                out.append(new)
+            continue
+        children = _map_text(node.children, fn)
+        if node.children and not children and node.id is None and not node.name:
+            continue
+        out.append(replace(node, children=children) if children != node.children else node)
+    return tuple(out)
+
+
+def shorten_text(nodes: tuple[Node, ...], limit: int) -> tuple[tuple[Node, ...], int]:
+    """Cut every text longer than ``limit`` characters; returns the tree and how many were cut."""
+    cut = 0
+
+    def fn(node: Node) -> Node:
+        nonlocal cut
+        if len(node.name) <= limit:
+            return node
+        cut += 1
+        return replace(node, name=node.name[: limit - 1].rstrip() + "…")
+
+    return _map_text(nodes, fn), cut
+
+
+def drop_text(nodes: tuple[Node, ...], doomed: set[int]) -> tuple[Node, ...]:
+    """Drop the text nodes whose ``id()`` is in ``doomed``."""
+    return _map_text(nodes, lambda n: None if id(n) in doomed else n)
+
+
+def least_useful_text(nodes: tuple[Node, ...]) -> list[Node]:
+    """Text nodes ordered from least to most useful: repeats first, then the longest."""
+    seen: set[str] = set()
+    repeats: list[Node] = []
+    rest: list[Node] = []
+    for node in iter_text(nodes):
+        (repeats if node.name in seen else rest).append(node)
+        seen.add(node.name)
+    rest.sort(key=lambda n: -len(n.name))
+    return repeats + rest
+
+
+# --- focus -------------------------------------------------------------------------------------
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def normalise(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def _is_cjk(ch: str) -> bool:
+    code = ord(ch)
+    return (
+        0x3040 <= code <= 0x30FF
+        or 0x3400 <= code <= 0x4DBF
+        or 0x4E00 <= code <= 0x9FFF
+        or 0xAC00 <= code <= 0xD7AF
+        or 0xF900 <= code <= 0xFAFF
+    )
+
+
+def relevance(query: str, node: Node) -> float:
+    """How well a node's text matches a query: whole-query, word and CJK-character overlap.
+
+    A plain ranking so ``observe(focus=…)`` has a shape to fill; ``find`` brings the full one.
+    """
+    q = normalise(query)
+    hay = normalise(f"{node.name} {node.value or ''}")
+    if not q or not hay:
+        return 0.0
+    score = 10.0 if q in hay else 0.0
+    score += sum(3.0 for w in _WORD.findall(q) if not any(map(_is_cjk, w)) and w in hay)
+    score += sum(1.0 for ch in q if _is_cjk(ch) and ch in hay)
+    return score
+
+
+def focus(nodes: tuple[Node, ...], query: str, *, keep: int = 30) -> tuple[Node, ...]:
+    """Keep the nodes most relevant to ``query``, with the containers and headings around them."""
+    scored = sorted(
+        ((relevance(query, n), i, n) for i, n in enumerate(_all(nodes))),
+        key=lambda t: (-t[0], t[1]),
+    )
+    wanted = {id(n) for s, _, n in scored[:keep] if s > 0}
+    return _prune(nodes, wanted)
+
+
+def _all(nodes: tuple[Node, ...]) -> Iterator[Node]:
+    for node in nodes:
+        yield from node.walk()
+
+
+def _prune(nodes: tuple[Node, ...], wanted: set[int]) -> tuple[Node, ...]:
+    out: list[Node] = []
+    last_heading: Node | None = None
+    for node in nodes:
+        if node.role == "heading":
+            last_heading = node
+        if id(node) in wanted:
+            if last_heading is not None and last_heading is not node and id(last_heading) not in wanted:
+                out.append(last_heading)
+                wanted.add(id(last_heading))
+            out.append(node)
+            continue
+        children = _prune(node.children, wanted)
+        if children:
+            if last_heading is not None and id(last_heading) not in wanted and last_heading is not node:
+                out.append(last_heading)
+                wanted.add(id(last_heading))
+            out.append(replace(node, children=children))
+    return tuple(out)

@@ -1,0 +1,193 @@
+"""Render an Observation as outline text, a legend, or a JSON-ready dict.
+
+Outline: one node a line, two spaces of indent per level; ``[id]`` only on what can be acted on;
+a name in quotes, a value after ``: ``, states in brackets. Text lines are the text itself
+(quoted only where it could be mistaken for structure).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from pagesight.observe.tree import Node
+
+if TYPE_CHECKING:
+    from pagesight.observe.observation import Element, Observation
+
+_BARE_WORD = re.compile(r"[a-z]+")
+
+
+def header(obs: Observation) -> str:
+    title = json.dumps(obs.title, ensure_ascii=False)
+    return f"page {title} {obs.url} {'ready' if obs.ready else 'loading'}"
+
+
+def outline(obs: Observation) -> str:
+    lines = [header(obs)]
+    if obs.view == "interactive":
+        _interactive_lines(obs, lines)
+    else:
+        for node in obs.tree:
+            _node_lines(node, 0, lines, obs.include)
+    lines.extend(f"… {note}" for note in obs.notes)
+    return "\n".join(lines)
+
+
+def legend(obs: Observation) -> str:
+    """One line per element: the key to a set-of-marks screenshot or a compact tool answer."""
+    lines = [header(obs)]
+    for el in obs.elements:
+        where = f" in {_quote(el.context)}" if el.context else ""
+        lines.append(f"{_element_line(el, obs.include)}{where}")
+    return "\n".join(lines)
+
+
+def _interactive_lines(obs: Observation, lines: list[str]) -> None:
+    context: str | None = None
+    for el in obs.elements:
+        if el.context != context and el.context:
+            lines.append(f"# {el.context}")
+        context = el.context
+        lines.append(_element_line(el, obs.include))
+
+
+def _element_line(el: Element, include: frozenset[str]) -> str:
+    return _line(
+        id=el.id,
+        role=el.role,
+        name=el.name,
+        value=el.value,
+        states=_states(el.states, el.offscreen),
+        options=el.options,
+        extras=_extras(el.bounds, el.href, include),
+    )
+
+
+def _node_lines(node: Node, depth: int, lines: list[str], include: frozenset[str]) -> None:
+    pad = "  " * depth
+    if node.is_text:
+        lines.append(pad + _text(node.name))
+        return
+    row = _compact_row(node)
+    if row is not None:
+        lines.append(f"{pad}row: {row}")
+        return
+    role = f"h{node.level}" if node.role == "heading" and node.level else node.role
+    value = node.value
+    if node.range and value is not None:
+        value = f"{value} (range {node.range[0]}-{node.range[1]})"
+    lines.append(
+        pad
+        + _line(
+            id=node.id,
+            role=role,
+            name=node.name,
+            value=value,
+            states=_states(node.states, node.offscreen and node.id is not None),
+            options=node.options,
+            extras=_extras(node.bounds, node.href, include),
+        )
+    )
+    for child in node.children:
+        _node_lines(child, depth + 1, lines, include)
+
+
+def _line(
+    *,
+    id: int | None,
+    role: str,
+    name: str,
+    value: str | None,
+    states: list[str],
+    options: tuple[str, ...],
+    extras: str,
+) -> str:
+    parts = [f"[{id}] {role}" if id is not None else role]
+    if name:
+        parts.append(_quote(name))
+    text = " ".join(parts)
+    if value is not None:
+        text += f": {value}"
+    if options:
+        text += f" options=[{', '.join(options)}]"
+    if states:
+        text += f" [{' '.join(states)}]"
+    return text + extras
+
+
+def _states(states: tuple[str, ...] | frozenset[str], offscreen: bool) -> list[str]:
+    out = sorted(states) if isinstance(states, frozenset) else list(states)
+    if offscreen:
+        out.append("offscreen")
+    return out
+
+
+def _extras(bounds: tuple[int, int, int, int] | None, href: str | None, include: frozenset[str]) -> str:
+    out = ""
+    if "bounds" in include and bounds is not None:
+        out += " @{},{} {}x{}".format(*bounds)
+    if "href" in include and href:
+        out += f" -> {href}"
+    return out
+
+
+def _compact_row(node: Node) -> str | None:
+    """A table row whose cells hold only text reads best on one line: ``a | b | c``."""
+    if node.role != "row" or node.id is not None or not node.children:
+        return None
+    cells = []
+    for cell in node.children:
+        if cell.is_text:
+            cells.append(cell.name)
+        elif cell.role in ("cell", "columnheader", "rowheader") and all(
+            c.is_text for c in cell.children
+        ):
+            cells.append(" ".join(c.name for c in cell.children))
+        else:
+            return None
+    return " | ".join(cells)
+
+
+def _quote(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _text(text: str) -> str:
+    if text.startswith(("[", '"', "#", "…")) or _BARE_WORD.fullmatch(text):
+        return _quote(text)
+    return text
+
+
+def tree_dict(obs: Observation) -> dict[str, Any]:
+    return {"role": "page", "children": [_node_dict(n, obs.include) for n in obs.tree]}
+
+
+def _node_dict(node: Node, include: frozenset[str]) -> dict[str, Any]:
+    if node.is_text:
+        return {"text": node.name}
+    out: dict[str, Any] = {"role": node.role}
+    if node.id is not None:
+        out["id"] = node.id
+    if node.name:
+        out["name"] = node.name
+    if node.value is not None:
+        out["value"] = node.value
+    if node.level is not None:
+        out["level"] = node.level
+    if node.states:
+        out["states"] = list(node.states)
+    if node.offscreen:
+        out["offscreen"] = True
+    if node.options:
+        out["options"] = list(node.options)
+    if node.role == "iframe" and node.href:
+        out["url"] = node.href
+    if "bounds" in include and node.bounds is not None:
+        out["bounds"] = list(node.bounds)
+    if "href" in include and node.href:
+        out["href"] = node.href
+    if node.children:
+        out["children"] = [_node_dict(c, include) for c in node.children]
+    return out

@@ -1,0 +1,79 @@
+"""The semantic tree: immutable nodes built from the walker's terse JSON.
+
+A node is either text (``role == "text"``, the text in ``name``) or an element-like node with a
+role, an optional name and value, states, children and — when it can be acted on — a
+session-wide element id assigned by :mod:`pagesight.observe.ids`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+Bounds = tuple[int, int, int, int]
+"""x, y, width, height in CSS pixels of the top-level viewport."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Node:
+    role: str
+    name: str = ""
+    value: str | None = None
+    states: tuple[str, ...] = ()
+    id: int | None = None
+    children: tuple[Node, ...] = ()
+    level: int | None = None
+    options: tuple[str, ...] = ()
+    href: str | None = None
+    bounds: Bounds | None = None
+    offscreen: bool = False
+    scroll_container: int | None = None
+    frame: str | None = None
+    range: tuple[str, str] | None = None
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def is_text(self) -> bool:
+        return self.role == "text"
+
+    def walk(self) -> Iterator[Node]:
+        """This node and every descendant, in document order."""
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+IdOf = Callable[[str, int], int]
+"""Maps (document token, local id) to the session-wide element id."""
+
+
+def build(raw: list[Any], *, doc: str, frame: str | None, id_of: IdOf) -> tuple[Node, ...]:
+    """Turn the walker's list of raw nodes into Nodes, giving actionable ones their ids."""
+    return tuple(_node(item, doc=doc, frame=frame, id_of=id_of) for item in raw)
+
+
+def _node(item: Any, *, doc: str, frame: str | None, id_of: IdOf) -> Node:
+    if isinstance(item, str):
+        return Node(role="text", name=item, frame=frame)
+    local = item.get("i")
+    scroller = item.get("sc")
+    child_frame = item.get("fu", frame)
+    child_doc = item.get("doc", doc)
+    bounds = item.get("b")
+    return Node(
+        role=item["r"],
+        name=item.get("n", ""),
+        value=item.get("v"),
+        states=tuple(item.get("s", ())),
+        id=id_of(doc, local) if local is not None else None,
+        children=build(item.get("c", []), doc=child_doc, frame=child_frame, id_of=id_of),
+        level=item.get("lv"),
+        options=tuple(item.get("opts", ())),
+        href=item.get("h") or (item.get("fu") if item["r"] == "iframe" else None),
+        bounds=(bounds[0], bounds[1], bounds[2], bounds[3]) if bounds else None,
+        offscreen=bool(item.get("o")),
+        scroll_container=id_of(doc, scroller) if scroller is not None else None,
+        frame=frame,
+        range=(item["min"], item["max"]) if "min" in item else None,
+    )

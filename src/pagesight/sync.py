@@ -1,0 +1,204 @@
+"""The synchronous facade: the async core run on a private event loop in a background thread.
+
+Every call blocks until the coroutine behind it finishes on that loop, the way Playwright
+offers a sync API over its async one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Collection, Coroutine
+from types import TracebackType
+from typing import Any, TypeVar
+
+from pagesight.browser.browser import AsyncBrowser, WaitUntil
+from pagesight.browser.page import AsyncPage
+from pagesight.observe.observation import Mode, Observation, View
+
+T = TypeVar("T")
+
+
+class _Loop:
+    """An event loop running in a daemon thread, and a way to run coroutines on it."""
+
+    def __init__(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="pagesight", daemon=True)
+        self._thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        future = asyncio.run_coroutine_threadsafe(coro, self._loop)
+        try:
+            return future.result()
+        except BaseException:
+            future.cancel()
+            raise
+
+    def stop(self) -> None:
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join()
+        self._loop.close()
+
+
+class SyncProxy:
+    """A blocking view of a Playwright async object (``page.playwright`` in the sync API).
+
+    Coroutine methods run on pagesight's loop and block; Playwright objects they return are
+    wrapped the same way. Event handlers (``on``) run on pagesight's thread.
+    """
+
+    def __init__(self, target: Any, loop: _Loop) -> None:
+        self._target = target
+        self._loop = loop
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._target, name)
+        if not callable(value):
+            return self._wrap(value)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            result = value(*args, **kwargs)
+            if asyncio.iscoroutine(result):
+                result = self._loop.run(result)
+            return self._wrap(result)
+
+        return call
+
+    def _wrap(self, value: Any) -> Any:
+        if type(value).__module__.startswith("playwright.async_api"):
+            return SyncProxy(value, self._loop)
+        if isinstance(value, list):
+            return [self._wrap(v) for v in value]
+        return value
+
+    def __repr__(self) -> str:
+        return f"SyncProxy({self._target!r})"
+
+
+class Page:
+    """A browser tab (sync). See :class:`pagesight.aio.AsyncPage` for the async twin."""
+
+    def __init__(self, page: AsyncPage, loop: _Loop) -> None:
+        self._page = page
+        self._loop = loop
+
+    @property
+    def playwright(self) -> Any:
+        """The Playwright page underneath, with blocking methods (a :class:`SyncProxy`)."""
+        return SyncProxy(self._page.playwright, self._loop)
+
+    @property
+    def url(self) -> str:
+        return self._page.url
+
+    @property
+    def closed(self) -> bool:
+        return self._page.closed
+
+    def title(self) -> str:
+        return self._loop.run(self._page.title())
+
+    def observe(
+        self,
+        *,
+        view: View = "full",
+        include: Collection[str] = (),
+        max_tokens: int | None = None,
+        max_chars: int | None = None,
+        focus: str | None = None,
+        mode: Mode = "cdp",
+    ) -> Observation:
+        """See :meth:`pagesight.aio.AsyncPage.observe`."""
+        return self._loop.run(
+            self._page.observe(
+                view=view,
+                include=include,
+                max_tokens=max_tokens,
+                max_chars=max_chars,
+                focus=focus,
+                mode=mode,
+            )
+        )
+
+    def close(self) -> None:
+        self._loop.run(self._page.close())
+
+
+class Browser:
+    """A Chromium launched or attached to (sync). Use :meth:`launch` or :meth:`connect`."""
+
+    def __init__(self, browser: AsyncBrowser, loop: _Loop) -> None:
+        self._browser = browser
+        self._loop = loop
+        self._pages: dict[AsyncPage, Page] = {}
+
+    @classmethod
+    def launch(
+        cls,
+        *,
+        headless: bool = True,
+        executable_path: str | None = None,
+        args: tuple[str, ...] = (),
+        window: tuple[int, int] = (1280, 800),
+    ) -> Browser:
+        """See :meth:`pagesight.aio.AsyncBrowser.launch`."""
+        loop = _Loop()
+        try:
+            browser = loop.run(
+                AsyncBrowser.launch(
+                    headless=headless, executable_path=executable_path, args=args, window=window
+                )
+            )
+        except BaseException:
+            loop.stop()
+            raise
+        return cls(browser, loop)
+
+    @classmethod
+    def connect(cls, cdp_url: str) -> Browser:
+        """See :meth:`pagesight.aio.AsyncBrowser.connect`."""
+        loop = _Loop()
+        try:
+            browser = loop.run(AsyncBrowser.connect(cdp_url))
+        except BaseException:
+            loop.stop()
+            raise
+        return cls(browser, loop)
+
+    def _wrap(self, page: AsyncPage) -> Page:
+        if page not in self._pages:
+            self._pages[page] = Page(page, self._loop)
+        return self._pages[page]
+
+    @property
+    def cdp_url(self) -> str:
+        return self._browser.cdp_url
+
+    @property
+    def pages(self) -> list[Page]:
+        return [self._wrap(p) for p in self._browser.pages]
+
+    def new_page(self) -> Page:
+        return self._wrap(self._loop.run(self._browser.new_page()))
+
+    def open(self, url: str, *, wait_until: WaitUntil = "load", timeout: float = 30.0) -> Page:
+        """See :meth:`pagesight.aio.AsyncBrowser.open`."""
+        return self._wrap(self._loop.run(self._browser.open(url, wait_until=wait_until, timeout=timeout)))
+
+    def close(self) -> None:
+        try:
+            self._loop.run(self._browser.close())
+        finally:
+            self._loop.stop()
+
+    def __enter__(self) -> Browser:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
