@@ -21,8 +21,9 @@ def _include(value: str) -> frozenset[str]:
     names = frozenset(v.strip() for v in value.split(",") if v.strip())
     unknown = names - INCLUDABLE
     if unknown:
+        choices = ", ".join(sorted(INCLUDABLE))
         raise argparse.ArgumentTypeError(
-            f"unknown field(s) {', '.join(sorted(unknown))}; choose from {', '.join(sorted(INCLUDABLE))}"
+            f"unknown field(s) {', '.join(sorted(unknown))}; choose from {choices}"
         )
     return names
 

@@ -24,7 +24,9 @@ class _Loop:
 
     def __init__(self) -> None:
         self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="pagesight", daemon=True)
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="pagesight", daemon=True
+        )
         self._thread.start()
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
@@ -184,7 +186,9 @@ class Browser:
 
     def open(self, url: str, *, wait_until: WaitUntil = "load", timeout: float = 30.0) -> Page:
         """See :meth:`pagesight.aio.AsyncBrowser.open`."""
-        return self._wrap(self._loop.run(self._browser.open(url, wait_until=wait_until, timeout=timeout)))
+        return self._wrap(
+            self._loop.run(self._browser.open(url, wait_until=wait_until, timeout=timeout))
+        )
 
     def close(self) -> None:
         try:

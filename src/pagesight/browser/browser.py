@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import urllib.error
 import urllib.request
@@ -106,7 +107,11 @@ class AsyncBrowser:
             raise
         http_url = process.http_url if process else "http://" + ws_url.split("/")[2]
         return cls(
-            playwright=playwright, browser=browser, context=context, cdp_url=http_url, process=process
+            playwright=playwright,
+            browser=browser,
+            context=context,
+            cdp_url=http_url,
+            process=process,
         )
 
     @property
@@ -175,10 +180,8 @@ class AsyncBrowser:
                 if self._process is not None:
                     await page.close()
             self._pages.clear()
-            try:
+            with contextlib.suppress(PlaywrightError):  # the browser may already be gone
                 await self._browser.close()
-            except PlaywrightError:
-                pass  # the browser is already gone
             await self._playwright.stop()
         finally:
             if self._process is not None:
@@ -208,8 +211,10 @@ def _websocket_url(cdp_url: str) -> str:
         with urllib.request.urlopen(endpoint, timeout=5) as reply:
             info = json.load(reply)
     except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise ConnectError(f"no browser answers at {cdp_url} ({exc}); is Chromium running with "
-                           "--remote-debugging-port?") from exc
+        raise ConnectError(
+            f"no browser answers at {cdp_url} ({exc}); is Chromium running with "
+            "--remote-debugging-port?"
+        ) from exc
     ws = info.get("webSocketDebuggerUrl")
     if not isinstance(ws, str):
         raise ConnectError(f"{cdp_url} answered, but not like a DevTools endpoint")

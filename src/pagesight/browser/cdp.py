@@ -7,6 +7,7 @@ from the session Playwright drives the page with; both reach the same Chromium.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -43,7 +44,9 @@ class CdpSession:
         self._targets: dict[str, CdpSession] = {}
 
     @classmethod
-    async def open(cls, context: BrowserContext, page: PlaywrightPage, target: Any = None) -> CdpSession:
+    async def open(
+        cls, context: BrowserContext, page: PlaywrightPage, target: Any = None
+    ) -> CdpSession:
         with translate("opening a DevTools session"):
             session = await context.new_cdp_session(target if target is not None else page)
         return cls(session, context=context, page=page)
@@ -96,7 +99,5 @@ class CdpSession:
         for child in self._targets.values():
             await child.detach()
         self._targets.clear()
-        try:
+        with contextlib.suppress(PlaywrightError):  # a target already gone is detached enough
             await self._session.detach()
-        except PlaywrightError:
-            pass  # the target is already gone, which is all detach wanted

@@ -78,7 +78,9 @@ class AsyncPage:
         the text deterministically; ``focus`` keeps the part of the page relevant to a query.
         ``mode="evaluate"`` uses only Playwright's ``evaluate`` (no CDP).
         """
-        _check_options(view=view, include=include, mode=mode, max_tokens=max_tokens, max_chars=max_chars)
+        _check_options(
+            view=view, include=include, mode=mode, max_tokens=max_tokens, max_chars=max_chars
+        )
         if self._crashed:
             raise PageCrashed(f"the renderer of {self.url} crashed; open the page again")
         if self._page.is_closed():
@@ -136,12 +138,12 @@ def _check_options(
     if mode not in get_args(Mode):
         raise ValueError(f"mode must be 'cdp' or 'evaluate', not {mode!r}")
     if isinstance(include, str):
-        raise ValueError(f"include takes a collection such as {{'bounds'}}, not the string {include!r}")
+        raise ValueError(
+            f"include takes a collection such as {{'bounds'}}, not the string {include!r}"
+        )
     unknown = set(include) - INCLUDABLE
     if unknown:
         raise ValueError(f"include accepts {sorted(INCLUDABLE)}, not {sorted(unknown)}")
     for label, limit in (("max_tokens", max_tokens), ("max_chars", max_chars)):
         if limit is not None and limit < 1:
             raise ValueError(f"{label} must be a positive number, not {limit}")
-
-

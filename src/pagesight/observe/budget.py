@@ -22,7 +22,9 @@ def fit_tokens(obs: Observation, max_tokens: int) -> Observation:
     for limit in _SHORTEN_STEPS:
         tree, cut = shorten_text(tree, limit)
         shortened = max(shortened, cut)
-        note = f"shortened {shortened} long texts to fit {max_tokens} tokens; use focus= to read more"
+        note = (
+            f"shortened {shortened} long texts to fit {max_tokens} tokens; use focus= to read more"
+        )
         candidate = replace(obs, tree=tree, notes=(*obs.notes, note))
         if candidate.tokens <= max_tokens:
             return candidate

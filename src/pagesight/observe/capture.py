@@ -52,7 +52,7 @@ class Channel(Protocol):
     async def walk(self, options: dict[str, Any]) -> Raw: ...
 
     async def child(self, frame_key: int) -> Channel | None:
-        """The channel of the cross-origin iframe the last walk left as placeholder ``frame_key``."""
+        """The channel of the cross-origin iframe left as placeholder ``frame_key``."""
         ...
 
 

@@ -16,8 +16,23 @@ from pagesight.observe.tree import Node
 
 # Containers whose label tells apart identical controls inside them.
 _GROUPING = frozenset(
-    {"group", "listitem", "row", "article", "dialog", "alertdialog", "form", "region",
-     "navigation", "complementary", "banner", "contentinfo", "search", "iframe", "figure"}
+    {
+        "group",
+        "listitem",
+        "row",
+        "article",
+        "dialog",
+        "alertdialog",
+        "form",
+        "region",
+        "navigation",
+        "complementary",
+        "banner",
+        "contentinfo",
+        "search",
+        "iframe",
+        "figure",
+    }
 )
 
 
@@ -28,7 +43,9 @@ def collapse(nodes: tuple[Node, ...], parent_name: str = "") -> tuple[Node, ...]
     """
     out: list[Node] = []
     for i, node in enumerate(nodes):
-        if node.is_text and _repeats_name(node, nodes[i + 1] if i + 1 < len(nodes) else None, parent_name):
+        if node.is_text and _repeats_name(
+            node, nodes[i + 1] if i + 1 < len(nodes) else None, parent_name
+        ):
             continue
         children = collapse(node.children, node.name if node.id is None else "")
         if node.role == "listitem" and node.id is None and len(children) == 1 and not node.name:
@@ -39,7 +56,7 @@ def collapse(nodes: tuple[Node, ...], parent_name: str = "") -> tuple[Node, ...]
 
 
 def _bare(text: str) -> str:
-    return text.strip().rstrip(":：*").strip().casefold()
+    return text.strip().rstrip(":\uff1a*").strip().casefold()
 
 
 def _repeats_name(text: Node, following: Node | None, parent_name: str) -> bool:
@@ -100,6 +117,11 @@ def elements(nodes: tuple[Node, ...]) -> tuple[Element, ...]:
     return tuple(out)
 
 
+def _is_prose(node: Node) -> bool:
+    """Text, or a heading that holds nothing actionable: what a budget may cut."""
+    return node.is_text or (node.role == "heading" and not any(n.id for n in node.walk()))
+
+
 def iter_text(nodes: tuple[Node, ...]) -> Iterator[Node]:
     for node in nodes:
         yield from (n for n in node.walk() if n.is_text)
@@ -109,7 +131,7 @@ def _map_text(nodes: tuple[Node, ...], fn: Callable[[Node], Node | None]) -> tup
     """Rewrite text nodes (``None`` drops one); containers left empty by it are dropped too."""
     out: list[Node] = []
     for node in nodes:
-        if node.is_text:
+        if _is_prose(node):
             new = fn(node)
             if new is not None:
                 out.append(new)
@@ -127,7 +149,7 @@ def shorten_text(nodes: tuple[Node, ...], limit: int) -> tuple[tuple[Node, ...],
 
     def fn(node: Node) -> Node:
         nonlocal cut
-        if len(node.name) <= limit:
+        if not node.is_text or len(node.name) <= limit:
             return node
         cut += 1
         return replace(node, name=node.name[: limit - 1].rstrip() + "…")
@@ -141,15 +163,21 @@ def drop_text(nodes: tuple[Node, ...], doomed: set[int]) -> tuple[Node, ...]:
 
 
 def least_useful_text(nodes: tuple[Node, ...]) -> list[Node]:
-    """Text nodes ordered from least to most useful: repeats first, then the longest."""
+    """Prose ordered from least to most useful: repeated text, then the longest text, then
+    headings from the deepest level up."""
     seen: set[str] = set()
     repeats: list[Node] = []
     rest: list[Node] = []
-    for node in iter_text(nodes):
-        (repeats if node.name in seen else rest).append(node)
-        seen.add(node.name)
+    headings: list[Node] = []
+    for node in _all(nodes):
+        if node.is_text:
+            (repeats if node.name in seen else rest).append(node)
+            seen.add(node.name)
+        elif _is_prose(node):
+            headings.append(node)
     rest.sort(key=lambda n: -len(n.name))
-    return repeats + rest
+    headings.sort(key=lambda n: -(n.level or 2))
+    return repeats + rest + headings
 
 
 # --- focus -------------------------------------------------------------------------------------
@@ -193,7 +221,9 @@ def focus(nodes: tuple[Node, ...], query: str, *, keep: int = 30) -> tuple[Node,
         ((relevance(query, n), i, n) for i, n in enumerate(_all(nodes))),
         key=lambda t: (-t[0], t[1]),
     )
-    wanted = {id(n) for s, _, n in scored[:keep] if s > 0}
+    best = scored[0][0] if scored else 0.0
+    # Only the clear matches: a node scoring under half the best one is noise for this query.
+    wanted = {id(n) for s, _, n in scored[:keep] if s > 0 and s >= best / 2}
     return _prune(nodes, wanted)
 
 
@@ -209,14 +239,22 @@ def _prune(nodes: tuple[Node, ...], wanted: set[int]) -> tuple[Node, ...]:
         if node.role == "heading":
             last_heading = node
         if id(node) in wanted:
-            if last_heading is not None and last_heading is not node and id(last_heading) not in wanted:
+            if (
+                last_heading is not None
+                and last_heading is not node
+                and id(last_heading) not in wanted
+            ):
                 out.append(last_heading)
                 wanted.add(id(last_heading))
             out.append(node)
             continue
         children = _prune(node.children, wanted)
         if children:
-            if last_heading is not None and id(last_heading) not in wanted and last_heading is not node:
+            if (
+                last_heading is not None
+                and id(last_heading) not in wanted
+                and last_heading is not node
+            ):
                 out.append(last_heading)
                 wanted.add(id(last_heading))
             out.append(replace(node, children=children))

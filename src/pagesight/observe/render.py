@@ -124,7 +124,9 @@ def _states(states: tuple[str, ...] | frozenset[str], offscreen: bool) -> list[s
     return out
 
 
-def _extras(bounds: tuple[int, int, int, int] | None, href: str | None, include: frozenset[str]) -> str:
+def _extras(
+    bounds: tuple[int, int, int, int] | None, href: str | None, include: frozenset[str]
+) -> str:
     out = ""
     if "bounds" in include and bounds is not None:
         out += " @{},{} {}x{}".format(*bounds)
