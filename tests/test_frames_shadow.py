@@ -6,12 +6,12 @@ import socket
 from typing import Any
 
 import pytest
-from conftest import StaticServer
 from playwright.sync_api import sync_playwright
-from support import one
 
+from conftest import StaticServer
 from pagesight import Browser
 from pagesight.browser.launch import QUIET_FLAGS, find_chromium
+from support import one
 
 
 @pytest.mark.parametrize("mode", ["cdp", "evaluate"])

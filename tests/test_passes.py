@@ -100,7 +100,8 @@ def test_context_is_the_nearest_group_label_else_heading() -> None:
 
 
 def test_fit_tokens_never_drops_an_element() -> None:
-    nodes = tuple(text(f"paragraph {i} " * 30) for i in range(20)) + (
+    nodes = (
+        *(text(f"paragraph {i} " * 30) for i in range(20)),
         Node(role="button", name="Go", id=1),
     )
     obs = fit_tokens(_obs(*nodes), 60)

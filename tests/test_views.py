@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 
 from conftest import StaticServer
-from support import one
-
 from pagesight import Browser, Page
+from support import one
 
 ARTICLE = """
 <h1>Release notes</h1>
@@ -20,7 +19,7 @@ ARTICLE = """
 
 def _article(page: Page, paragraphs: int = 30) -> None:
     body = "".join(
-        f"<h2>Change {i}</h2><p>{'Long paragraph about change %d. ' % i * 12}</p>"
+        f"<h2>Change {i}</h2><p>{f'Long paragraph about change {i}. ' * 12}</p>"
         for i in range(paragraphs)
     )
     page.playwright.set_content(ARTICLE.format(paragraphs=body))

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import StaticServer
-from support import absent, one
 
+from conftest import StaticServer
 from pagesight import Browser
+from support import absent, one
 
 GONE = (
     "Display none button",
