@@ -9,10 +9,10 @@ from playwright.async_api import Page as PlaywrightPage
 from playwright.async_api import Request
 
 from pagesight.browser.cdp import CdpSession, translate
-from pagesight.errors import PageCrashed
+from pagesight.errors import PageCrashed, ProtocolError
 from pagesight.observe import passes
 from pagesight.observe.budget import fit_tokens
-from pagesight.observe.capture import CdpChannel, Channel, EvaluateChannel, capture
+from pagesight.observe.capture import CdpChannel, Channel, EvaluateChannel, Raw, capture
 from pagesight.observe.observation import INCLUDABLE, Mode, Observation, View
 from pagesight.observe.tree import build
 
@@ -85,8 +85,7 @@ class AsyncPage:
             raise PageCrashed(f"the renderer of {self.url} crashed; open the page again")
         if self._page.is_closed():
             raise PageCrashed("the page is closed")
-        channel = await self._channel(mode)
-        raw = await capture(channel, {})
+        raw = await self._capture(mode)
         tree = passes.collapse(
             build(raw["tree"], doc=raw["doc"], frame=None, id_of=self._browser.ids.id_of)
         )
@@ -107,6 +106,18 @@ class AsyncPage:
         if max_tokens is not None:
             obs = fit_tokens(obs, max_tokens)
         return obs
+
+    async def _capture(self, mode: Mode) -> Raw:
+        try:
+            return await capture(await self._channel(mode), {})
+        except ProtocolError:
+            # A document replaced mid-walk (a navigation or reload) takes its execution context
+            # with it; once the new document is parsed, one more walk reads it.
+            if self._crashed or self._page.is_closed():
+                raise
+            with translate("waiting for the new document"):
+                await self._page.wait_for_load_state("domcontentloaded", timeout=10_000)
+            return await capture(await self._channel(mode), {})
 
     async def _channel(self, mode: Mode) -> Channel:
         if mode == "evaluate":

@@ -59,7 +59,7 @@ def _element_line(el: Element, include: frozenset[str]) -> str:
         role=el.role,
         name=el.name,
         value=el.value,
-        states=_states(el.states, el.offscreen),
+        states=_states(el.states, el.offscreen and el.scroll_container is not None),
         options=el.options,
         extras=_extras(el.bounds, el.href, include),
     )
@@ -85,7 +85,7 @@ def _node_lines(node: Node, depth: int, lines: list[str], include: frozenset[str
             role=role,
             name=node.name,
             value=value,
-            states=_states(node.states, node.offscreen and node.id is not None),
+            states=_states(node.states, _marked_offscreen(node)),
             options=node.options,
             extras=_extras(node.bounds, node.href, include),
         )
@@ -117,6 +117,13 @@ def _line(
     return text + extras
 
 
+def _marked_offscreen(node: Node) -> bool:
+    # Only content a scroll container hides is marked in the text: below the page's fold is
+    # the common case, costs tokens on every line, and actions scroll there by themselves.
+    # Element.offscreen and the JSON say it for everything.
+    return node.offscreen and node.id is not None and node.scroll_container is not None
+
+
 def _states(states: tuple[str, ...] | frozenset[str], offscreen: bool) -> list[str]:
     out = sorted(states) if isinstance(states, frozenset) else list(states)
     if offscreen:
@@ -136,7 +143,7 @@ def _extras(
 
 
 def _compact_row(node: Node) -> str | None:
-    """A table row whose cells hold only text reads best on one line: ``a | b | c``."""
+    """A table row of text and leaf controls reads best on one line: ``a | [3] link "b"``."""
     if node.role != "row" or node.id is not None or not node.children:
         return None
     cells = []
@@ -144,12 +151,25 @@ def _compact_row(node: Node) -> str | None:
         if cell.is_text:
             cells.append(cell.name)
         elif cell.role in ("cell", "columnheader", "rowheader") and all(
-            c.is_text for c in cell.children
+            c.is_text or (c.id is not None and not c.children) for c in cell.children
         ):
-            cells.append(" ".join(c.name for c in cell.children))
+            cells.append(" ".join(c.name if c.is_text else _inline(c) for c in cell.children))
         else:
             return None
     return " | ".join(cells)
+
+
+def _inline(node: Node) -> str:
+    """A leaf element written inside a row line: ``[6] link "Open-source software"``."""
+    return _line(
+        id=node.id,
+        role=node.role,
+        name=node.name,
+        value=node.value,
+        states=_states(node.states, _marked_offscreen(node)),
+        options=node.options,
+        extras="",
+    )
 
 
 def _quote(text: str) -> str:
