@@ -86,8 +86,9 @@ class AgentBrowser:
 
     def snapshots(self, url: str, repeat: int) -> tuple[str, str, list[float]]:
         """Open `url` in a new tab; returns (`snapshot -i` text, `snapshot` text, ms of -i)."""
-        self._run("--cdp", self.cdp_url, "tab", "new", url)  # returns after load
+        self._run("--cdp", self.cdp_url, "tab", "new", url)
         try:
+            self._run("wait", "--load", "load")  # `tab new` returns before the load event
             full = self._run("snapshot")
             text = self._run("snapshot", "-i")  # warm-up
             samples = []

@@ -13,6 +13,10 @@ from pathlib import Path
 
 CHROMIUM = os.environ.get("PAGESIGHT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 VIEWPORT = (1280, 720)
+# No network here: name lookups of the saved pages' external hosts would hang some
+# requests (and so the load event) for long.  Failing every lookup but 127.0.0.1 at once
+# makes them fail fast, the same for every tool, and the run deterministic.
+OFFLINE_ARGS = ("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",)
 
 
 @contextmanager
@@ -29,6 +33,7 @@ def launch(headless: bool = True) -> Iterator[str]:
             "--no-sandbox",
             "--disable-gpu",
             "--disable-dev-shm-usage",
+            *OFFLINE_ARGS,
             f"--window-size={VIEWPORT[0]},{VIEWPORT[1]}",
             "about:blank",
         ]

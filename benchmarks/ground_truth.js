@@ -2,7 +2,8 @@
 // plain DOM walk that shares nothing with pagesight's own page code.
 //
 // Evaluated as a function expression; returns [{kind, name, x, y, width, height, frame}]
-// with boxes in CSS px of the top-level viewport (same-origin iframes included).
+// with boxes in CSS px of the top-level viewport.  Same-origin iframes and open shadow
+// roots are walked too (closed roots cannot be reached from a page script).
 (() => {
   const ROLES = new Set([
     "button", "link", "checkbox", "radio", "tab", "menuitem", "option", "switch",
@@ -40,6 +41,20 @@
   // onclick/contenteditable containers often wrap whole regions: they do not absorb.
   const absorbs = (el, kind) => kind !== "clickable" && !el.isContentEditable;
 
+  // Parent in the composed tree: crosses from a shadow root to its host.
+  const parentOf = (el) =>
+    el.parentElement || (el.parentNode instanceof ShadowRoot ? el.parentNode.host : null);
+
+  // `clip: rect(...)` (absolutely positioned boxes) or `clip-path: inset(50%)` that leaves
+  // nothing: the ".sr-only" pattern, "clipped away" like an overflow:hidden ancestor.
+  function clippedToNothing(cs) {
+    if ((cs.position === "absolute" || cs.position === "fixed") && cs.clip.startsWith("rect(")) {
+      const [top, right, bottom, left] = cs.clip.slice(5, -1).split(/[\s,]+/).map(parseFloat);
+      if (right - left <= 0 || bottom - top <= 0) return true;
+    }
+    return /^inset\(50%\)$/.test(cs.clipPath);
+  }
+
   const clean = (s) => (s || "").replace(/\s+/g, " ").trim();
   function nameOf(el) {
     const img = el.querySelector && el.querySelector("img[alt]");
@@ -59,8 +74,10 @@
   // fixed boxes escape static overflow:hidden ancestors, as in CSS.
   function clippedAway(el, rect) {
     const win = el.ownerDocument.defaultView;
-    let position = win.getComputedStyle(el).position;
-    for (let a = el.parentElement; a; a = a.parentElement) {
+    const own = win.getComputedStyle(el);
+    if (clippedToNothing(own)) return true;
+    let position = own.position;
+    for (let a = parentOf(el); a; a = parentOf(a)) {
       if (a === el.ownerDocument.documentElement || a === el.ownerDocument.body) break;
       const cs = win.getComputedStyle(a);
       if (position === "fixed") {
@@ -71,6 +88,7 @@
         continue;
       }
       position = cs.position;
+      if (clippedToNothing(cs)) return true;
       const clipsX = cs.overflowX === "hidden" || cs.overflowX === "clip";
       const clipsY = cs.overflowY === "hidden" || cs.overflowY === "clip";
       if (!clipsX && !clipsY) continue;
@@ -83,10 +101,15 @@
     return false;
   }
 
+  function inert(el) {
+    for (let a = el; a; a = parentOf(a)) if (a.hasAttribute("inert")) return true;
+    return false;
+  }
+
   function visible(el, rect) {
     if (!(rect.width > 0 && rect.height > 0)) return false;
     if (!el.checkVisibility({ opacityProperty: true, visibilityProperty: true })) return false;
-    if (el.closest("[inert]")) return false;
+    if (inert(el)) return false;
     const doc = el.ownerDocument;
     // An open modal <dialog> makes the rest of its document inert.
     const modal = doc.querySelector("dialog:modal");
@@ -102,49 +125,50 @@
   }
 
   const out = [];
-  function walk(doc, dx, dy, frame) {
-    const absorbed = new Set();
-    for (const el of doc.querySelectorAll("*")) {
-      if (el.localName === "iframe" || el.localName === "frame") {
-        let inner = null;
-        try {
-          inner = el.contentDocument;
-        } catch (e) {
-          inner = null;
-        }
-        const rect = el.getBoundingClientRect();
-        if (inner && inner.documentElement && visible(el, rect)) {
-          const cs = doc.defaultView.getComputedStyle(el);
-          const ox = dx + rect.left + el.clientLeft + parseFloat(cs.paddingLeft);
-          const oy = dy + rect.top + el.clientTop + parseFloat(cs.paddingTop);
-          walk(inner, ox, oy, frame + 1);
-        }
-        continue;
-      }
-      const kind = kindOf(el);
-      if (!kind) continue;
-      let skip = false;
-      for (let a = el.parentElement; a; a = a.parentElement) {
-        if (absorbed.has(a)) {
-          skip = true;
-          break;
-        }
-      }
-      if (skip) continue;
-      const rect = el.getBoundingClientRect();
-      if (!visible(el, rect)) continue;
-      if (absorbs(el, kind)) absorbed.add(el);
-      out.push({
-        kind,
-        name: nameOf(el),
-        x: rect.left + dx,
-        y: rect.top + dy,
-        width: rect.width,
-        height: rect.height,
-        frame,
-      });
+
+  // Walks a document or shadow root; `absorbed` holds the counted elements that absorb
+  // their interactive descendants, per document.
+  function walk(root, dx, dy, frame, absorbed) {
+    for (const el of root.querySelectorAll("*")) {
+      visit(el, dx, dy, frame, absorbed);
+      if (el.shadowRoot) walk(el.shadowRoot, dx, dy, frame, absorbed);
     }
   }
-  walk(document, 0, 0, 0);
+
+  function visit(el, dx, dy, frame, absorbed) {
+    if (el.localName === "iframe" || el.localName === "frame") {
+      let inner = null;
+      try {
+        inner = el.contentDocument;
+      } catch (e) {
+        inner = null; // cross-origin
+      }
+      const rect = el.getBoundingClientRect();
+      if (inner && inner.documentElement && visible(el, rect)) {
+        const cs = el.ownerDocument.defaultView.getComputedStyle(el);
+        const ox = dx + rect.left + el.clientLeft + parseFloat(cs.paddingLeft);
+        const oy = dy + rect.top + el.clientTop + parseFloat(cs.paddingTop);
+        walk(inner, ox, oy, frame + 1, new Set());
+      }
+      return;
+    }
+    const kind = kindOf(el);
+    if (!kind) return;
+    for (let a = parentOf(el); a; a = parentOf(a)) if (absorbed.has(a)) return;
+    const rect = el.getBoundingClientRect();
+    if (!visible(el, rect)) return;
+    if (absorbs(el, kind)) absorbed.add(el);
+    out.push({
+      kind,
+      name: nameOf(el),
+      x: rect.left + dx,
+      y: rect.top + dy,
+      width: rect.width,
+      height: rect.height,
+      frame,
+    });
+  }
+
+  walk(document, 0, 0, 0, new Set());
   return out;
 })

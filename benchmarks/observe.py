@@ -38,7 +38,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         action="append",
         default=[],
         metavar="NAME",
-        help="only pages whose name contains NAME (repeatable)",
+        help="only pages whose name contains NAME (repeatable, or comma-separated)",
     )
     p.add_argument("--json", type=Path, metavar="FILE", help="write all raw figures to FILE")
     p.add_argument("--verbose", action="store_true", help="list the first recall misses per page")
@@ -139,7 +139,10 @@ def run(args: argparse.Namespace) -> tuple[list[report.PageResult], dict[str, An
     with tempfile.TemporaryDirectory(prefix="pagesight-bench-") as tmp:
         pages = serve.stage(Path(tmp))
         if args.only:
-            pages = [p for p in pages if any(n in p.name for n in args.only)]
+            names = [n for arg in args.only for n in arg.split(",") if n]
+            pages = [p for p in pages if any(n in p.name for n in names)]
+            if not pages:
+                log(f"no page matches --only {' '.join(args.only)}")
         log(f"{len(pages)} pages; repeat {args.repeat}; launching the browser")
         with serve.serve(Path(tmp)) as base, subject.launch() as launched:
             ab: agentbrowser.AgentBrowser | None = None

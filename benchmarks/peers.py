@@ -20,7 +20,7 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeout
 import recall
 import tokens
 
-LOAD_CAP_MS = 15_000
+LOAD_CAP_MS = 10_000  # the load event, capped: some saved pages keep loading
 SNAPSHOT_STYLES = ["display", "visibility", "opacity"]
 T = TypeVar("T")
 

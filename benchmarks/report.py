@@ -18,6 +18,7 @@ TARGETS = {  # name: (ratio key, corpus limit, 5,000-element page limit)
     "interactive tokens vs aria": ("int_x", 0.3, 0.3),
     "interactive tokens vs agent-browser": ("ab_x", 0.8, 0.8),
 }
+RATIO_KEYS = ("lat_x", "full_x", "int_x", "ab_x")
 
 
 @dataclass
@@ -159,12 +160,21 @@ def _ratio_median(results: Sequence[PageResult], key: str) -> float | None:
     return med(vals) if vals else None
 
 
+def _recall_median(results: Sequence[PageResult], interactive: bool) -> float | None:
+    vals = [
+        v
+        for r in results
+        if (v := _rec(r.recall_interactive if interactive else r.recall_full)) is not None
+    ]
+    return med(vals) if vals else None
+
+
 def print_summary(
     results: Sequence[PageResult], out: TextIO, pagesight_why: str, ab_why: str
 ) -> dict[str, Any]:
     real = [r for r in results if r.spec.group == REAL]
     big = [r for r in results if r.spec.group == BIG]
-    summary: dict[str, Any] = {"corpus_medians": {}, "bigpage": {}, "targets": []}
+    summary: dict[str, Any] = {"targets": []}
     print("\nsummary", file=out)
     peers_real = [r.peer for r in real if r.peer]
     if peers_real:
@@ -176,32 +186,22 @@ def print_summary(
             f"{aria_tok:.0f} tokens; raw CDP capture {cdp_ms:.1f} ms",
             file=out,
         )
-        summary["corpus_medians"].update(aria_ms=aria_ms, aria_tokens=aria_tok, cdp_ms=cdp_ms)
+        summary["corpus_reference"] = dict(aria_ms=aria_ms, aria_tokens=aria_tok, cdp_ms=cdp_ms)
     if pagesight_why:
         print(f"  pagesight: not measured: {pagesight_why}", file=out)
     if ab_why:
         print(
-            f"  agent-browser: not measured: {ab_why}; its target falls back to the"
-            " interactive-tokens-vs-aria target",
+            f"  agent-browser: not measured: {ab_why}; its target falls back to"
+            " 'interactive tokens vs aria'",
             file=out,
         )
-    for label, rows in (("corpus median", real), ("5,000-element page", big)):
-        parts = []
-        for key in ("lat_x", "full_x", "int_x", "ab_x"):
-            v = _ratio_median(rows, key)
-            (summary["corpus_medians"] if rows is real else summary["bigpage"])[key] = v
-            parts.append(f"{key} {_f(v, '.2f')}")
-        for name in ("rec_full", "rec_int"):
-            recs = [
-                rec.value
-                for r in rows
-                if (rec := r.recall_full if name == "rec_full" else r.recall_interactive)
-                and rec.value is not None
-            ]
-            v = med(recs) if recs else None
-            (summary["corpus_medians"] if rows is real else summary["bigpage"])[name] = v
-            parts.append(f"{name} {_f(v, '.2f')}")
-        print(f"  {label}: " + ", ".join(parts), file=out)
+    for label, key, rows in (("corpus median", "corpus", real), ("5,000-element page", "5k", big)):
+        figures: dict[str, float | None] = {k: _ratio_median(rows, k) for k in RATIO_KEYS}
+        figures["recall_full"] = _recall_median(rows, interactive=False)
+        figures["recall_interactive"] = _recall_median(rows, interactive=True)
+        summary[key] = figures
+        shown = ", ".join(f"{k} {_f(v, '.2f')}" for k, v in figures.items())
+        print(f"  {label}: {shown}", file=out)
     print("targets", file=out)
     for name, (key, lim_real, lim_big) in TARGETS.items():
         if key == "ab_x" and ab_why:
@@ -209,7 +209,7 @@ def print_summary(
         for where, rows, lim in (("corpus", real, lim_real), ("5k page", big, lim_big)):
             v = _ratio_median(rows, key)
             verdict = "n/a" if v is None else ("PASS" if v <= lim else "FAIL")
-            print(f"  {verdict:<4} {name} ({where}): {_f(v, '.2f')}x <= {lim}x", file=out)
+            print(f"  {verdict:<4} {name} ({where}): {_f(v, '.2f')}x, target <= {lim}x", file=out)
             summary["targets"].append(
                 {"target": name, "where": where, "value": v, "limit": lim, "verdict": verdict}
             )

@@ -6,6 +6,7 @@ reference side can still be measured) and `measure_pagesight()` observes one pag
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import sys
 from collections.abc import Callable, Iterator
@@ -13,6 +14,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 import chromium
 import peers
@@ -47,7 +50,7 @@ class Launched:
 
 
 SRC = Path(__file__).resolve().parent.parent / "src"
-LOAD_CAP_S = 15.0
+LOAD_CAP_S = peers.LOAD_CAP_MS / 1000
 
 
 def _import_browser() -> Any:
@@ -68,7 +71,7 @@ def launch() -> Iterator[Launched]:
     except ImportError as exc:
         why = f"pagesight not importable ({exc})"
     else:
-        with browser_cls.launch(headless=True) as browser:
+        with browser_cls.launch(headless=True, args=chromium.OFFLINE_ARGS) as browser:
             yield Launched(str(browser.cdp_url), browser)
             return
     with chromium.launch() as cdp_url:
@@ -101,7 +104,9 @@ def measure_pagesight(
     """
     if launched.browser is None:
         return Opened(url)
-    page = launched.browser.open(url, wait_until="load", timeout=LOAD_CAP_S)
+    page = launched.browser.open(url, wait_until="domcontentloaded", timeout=LOAD_CAP_S)
+    with contextlib.suppress(PlaywrightTimeout):  # capped: measure the page as it stands
+        page.playwright.wait_for_load_state("load", timeout=LOAD_CAP_S * 1000)
     size = page.playwright.viewport_size
     opened = Opened(
         url=str(page.url),

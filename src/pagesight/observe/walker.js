@@ -604,7 +604,8 @@
     }
     // A generic wrapper that ties text to its own controls (a card with its Edit button) is kept
     // as a group; other generic wrappers dissolve into their parent.
-    if (items.length > 1 && !INLINE_DISPLAY.has(display) && hasActionable(items) && items.some((x) => typeof x === "string" || (x.r === "heading")) && siblingsRepeat(el)) {
+    // (A paragraph with an inline link is not such a wrapper: its content has no blocks.)
+    if (items.length > 1 && !INLINE_DISPLAY.has(display) && content.includes(BREAK) && hasActionable(items) && items.some((x) => typeof x === "string" || (x.r === "heading")) && siblingsRepeat(el)) {
       const node = { r: "group", c: items };
       const aria = el.getAttribute("aria-label");
       if (aria) node.n = norm(aria);
