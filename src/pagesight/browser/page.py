@@ -85,7 +85,7 @@ class AsyncPage:
             raise PageCrashed(f"the renderer of {self.url} crashed; open the page again")
         if self._page.is_closed():
             raise PageCrashed("the page is closed")
-        raw = await self._capture(mode)
+        raw = await self._capture(mode, {"href": "href" in include})
         tree = passes.collapse(
             build(raw["tree"], doc=raw["doc"], frame=None, id_of=self._browser.ids.id_of)
         )
@@ -107,9 +107,9 @@ class AsyncPage:
             obs = fit_tokens(obs, max_tokens)
         return obs
 
-    async def _capture(self, mode: Mode) -> Raw:
+    async def _capture(self, mode: Mode, options: dict[str, bool]) -> Raw:
         try:
-            return await capture(await self._channel(mode), {})
+            return await capture(await self._channel(mode), options)
         except ProtocolError:
             # A document replaced mid-walk (a navigation or reload) takes its execution context
             # with it; once the new document is parsed, one more walk reads it.
@@ -117,7 +117,7 @@ class AsyncPage:
                 raise
             with translate("waiting for the new document"):
                 await self._page.wait_for_load_state("domcontentloaded", timeout=10_000)
-            return await capture(await self._channel(mode), {})
+            return await capture(await self._channel(mode), options)
 
     async def _channel(self, mode: Mode) -> Channel:
         if mode == "evaluate":

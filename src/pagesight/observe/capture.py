@@ -76,12 +76,14 @@ class CdpChannel:
         return result
 
     async def walk(self, options: dict[str, Any]) -> Raw:
-        expression = f"({_walker_expression()}).observe({json.dumps(options)})"
-        value: Raw = (await self._evaluate(expression, by_value=True))["value"]
+        # The result travels as one JSON string: CDP converts a deep object tree into protocol
+        # values far more slowly than it copies a string (about 100 ms on a 5,000-element page).
+        expression = f"JSON.stringify(({_walker_expression()}).observe({json.dumps(options)}))"
+        value: Raw = json.loads((await self._evaluate(expression, by_value=True))["value"])
         if not value["early"]:
             found = await register_closed_roots(self._session)
             if found:
-                value = (await self._evaluate(expression, by_value=True))["value"]
+                value = json.loads((await self._evaluate(expression, by_value=True))["value"])
         return value
 
     async def child(self, frame_key: int) -> Channel | None:
@@ -140,9 +142,10 @@ class EvaluateChannel:
 
     async def walk(self, options: dict[str, Any]) -> Raw:
         with translate():
-            value: Raw = await self._frame.evaluate(
-                f"options => ({_walker_expression()}).observe(options)", options
+            text: str = await self._frame.evaluate(
+                f"options => JSON.stringify(({_walker_expression()}).observe(options))", options
             )
+        value: Raw = json.loads(text)
         return value
 
     async def child(self, frame_key: int) -> Channel | None:

@@ -8,14 +8,14 @@ session-wide element id assigned by :mod:`pagesight.observe.ids`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 Bounds = tuple[int, int, int, int]
 """x, y, width, height in CSS pixels of the top-level viewport."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Node:
     role: str
     name: str = ""
@@ -31,7 +31,6 @@ class Node:
     scroll_container: int | None = None
     frame: str | None = None
     range: tuple[str, str] | None = None
-    extra: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def is_text(self) -> bool:

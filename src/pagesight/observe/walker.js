@@ -53,6 +53,11 @@
     "rowheader", "gridcell", "clickable", "summary",
   ]);
   const GENERIC = new Set(["generic", "none", "presentation", ""]);
+  const PHRASING = new Set([
+    "span", "b", "i", "em", "strong", "small", "code", "sup", "sub", "abbr", "time", "mark",
+    "u", "s", "cite", "q", "font", "bdi", "bdo", "kbd", "var", "samp", "del", "ins", "dfn", "tt",
+  ]);
+  const NO_BOX = { x: 0, y: 0, w: 0, h: 0 };
   const MAX_NAME = 120;
   const MAX_OPTIONS = 25;
 
@@ -355,7 +360,7 @@
         if (d.trim()) { pushText(out, d.replace(/[\s\u00a0]+/g, " ")); own = true; }
         else if (d.length && typeof out[out.length - 1] === "string") pushText(out, " ");
       } else if (k.nodeType === ELEMENT) {
-        walkElement(k, ctx, out);
+        if (walkElement(k, ctx, out)) own = true;
       }
     }
     return own;
@@ -411,19 +416,31 @@
 
     const pos = style.position;
     const state = pos === "fixed" ? ctx.fixedState : pos === "absolute" ? ctx.absState : ctx.state;
-    const r = el.getBoundingClientRect();
-    const box = { x: r.left, y: r.top, w: r.width, h: r.height };
-    const overflowX = style.overflowX, overflowY = style.overflowY;
-    const clips = overflowX !== "visible" || overflowY !== "visible";
-    const noBox = display === "contents" || (box.w === 0 && box.h === 0 && !clips);
+    const cursor = style.cursor;
+    // Overflow does not apply to inline boxes; reading it there would only cost time.
+    const overflow = display === "inline" ? "visible" : style.overflow;
+    const clips = overflow !== "visible";
+    // A plain phrasing element (a <b> in a paragraph) shares its parent's box and fate, so its
+    // geometry is skipped: on text-heavy pages that is most of the elements.
+    const phrasing = display === "inline" && PHRASING.has(tag) && !el.hasAttribute("role") &&
+      !el.hasAttribute("tabindex") && !el.hasAttribute("onclick") && !hooksOf(view).clickTargets.has(el) &&
+      !(cursor === "pointer" && !ctx.parentPointer) && !el.isContentEditable;
+    let box = NO_BOX;
+    if (!phrasing) {
+      const r = el.getBoundingClientRect();
+      box = { x: r.left, y: r.top, w: r.width, h: r.height };
+    }
+    const noBox = phrasing || display === "contents" || (box.w === 0 && box.h === 0 && !clips);
 
     if (!noBox) {
       // Visually hidden patterns: a 1-px clipped box, a clip rect or inset clip-path.
       if ((box.w <= 1 || box.h <= 1) && clips) return;
-      if (style.clip !== "auto" && (pos === "absolute" || pos === "fixed") && (box.w <= 1 || box.h <= 1 || /rect\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\)/.test(style.clip))) return;
-      const cp = style.clipPath;
-      if (cp && cp !== "none" && /^inset\((50|100)%/.test(cp)) return;
-      if ((box.w < 1 || box.h < 1) && clips) return;
+      if (pos === "absolute" || pos === "fixed") {
+        const clip = style.clip;
+        if (clip !== "auto" && (box.w <= 1 || box.h <= 1 || /rect\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\)/.test(clip))) return;
+        const cp = style.clipPath;
+        if (cp !== "none" && /^inset\((50|100)%/.test(cp)) return;
+      }
       // Clipped away: outside everything any scrolling could reveal.
       if (box.w >= 1 && box.h >= 1 && !meets(box, state.reach)) return;
     }
@@ -446,7 +463,7 @@
       const ti = el.getAttribute("tabindex");
       if (ti !== null && parseInt(ti, 10) >= 0) weak = true;
       else if (el.hasAttribute("onclick") || hooksOf(view).clickTargets.has(el)) weak = true;
-      else if (style.cursor === "pointer" && !ctx.parentPointer) weak = true;
+      else if (cursor === "pointer" && !ctx.parentPointer) weak = true;
       if (weak && (tag === "body" || tag === "html" || tag === "label" || inClickable)) weak = false;
     }
 
@@ -456,6 +473,7 @@
     let inner = state;
     let scrollerId = null;
     if (clips && !noBox && tag !== "html" && tag !== "body") {
+      const [overflowX, overflowY = overflowX] = overflow.split(" ");
       const pad = { x: box.x + el.clientLeft, y: box.y + el.clientTop, w: el.clientWidth, h: el.clientHeight };
       const scrollX = (overflowX === "auto" || overflowX === "scroll") && el.scrollWidth > el.clientWidth + 1;
       const scrollY = (overflowY === "auto" || overflowY === "scroll") && el.scrollHeight > el.clientHeight + 1;
@@ -470,16 +488,18 @@
         inner = { clip: inter(state.clip, pad), reach: inter(state.reach, pad), scroller: state.scroller };
       }
     }
-    const positioned = pos !== "static" || style.transform !== "none";
+    // A transform makes a containing block even for fixed descendants; only parents matter.
+    const transformed = el.firstElementChild !== null && !phrasing && style.transform !== "none";
+    const positioned = pos !== "static" || transformed;
     const childCtx = {
       state: inner,
       absState: positioned ? inner : ctx.absState,
-      fixedState: style.transform !== "none" ? inner : ctx.fixedState,
+      fixedState: transformed ? inner : ctx.fixedState,
       invisible,
       // Inside a real control, listener-only descendants are part of it; under a weak one we
       // cannot know yet (it may turn out to be a delegation root), so that is settled after.
       inClickable: inClickable || strong,
-      parentPointer: style.cursor === "pointer",
+      parentPointer: cursor === "pointer",
       ariaHidden: ctx.ariaHidden || el.getAttribute("aria-hidden") === "true",
       disabled: ctx.disabled || (tag === "fieldset" && el.disabled),
       active: ctx.active, doc: ctx.doc, frames: ctx.frames, offset: ctx.offset, viewArea: ctx.viewArea,
@@ -556,7 +576,7 @@
       if (tag === "input" && el.type === "range") { node.min = el.min || "0"; node.max = el.max || "100"; }
       const st = statesOf(el, tag, role, style, ctx);
       if (st.length) node.s = st;
-      if (tag === "a" && el.href) node.h = el.href;
+      if (wantHref && tag === "a" && el.href) node.h = el.href; // resolving URLs is not free
       if (scrollerId !== null) pushState(node, "scrollable");
       if (children.length) node.c = children;
       finishElement(node, el, box, state, onscreen, ctx);
@@ -613,6 +633,7 @@
       return;
     }
     spliceInto(out, content, display);
+    return phrasing && ownText; // its text is its parent's own text, for the cover check
   }
 
   // A wrapper's siblings with the same tag and class: the repeated shape of cards and rows.
@@ -636,7 +657,9 @@
     if (block) out.push(BREAK);
   }
 
+  // Geometry only where someone will use it: on what can be acted on.
   function finishElement(node, el, box, state, onscreen, ctx) {
+    if (node.i === undefined) return;
     node.b = [
       Math.round(box.x + ctx.offset.x), Math.round(box.y + ctx.offset.y), Math.round(box.w), Math.round(box.h),
     ];
@@ -684,7 +707,10 @@
     return out;
   }
 
+  let wantHref = false;
+
   function observe(opts) {
+    wantHref = Boolean(opts && opts.href);
     const doc = document;
     const vw = window.innerWidth, vh = window.innerHeight;
     const viewport = { x: 0, y: 0, w: vw, h: vh };
