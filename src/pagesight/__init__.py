@@ -13,6 +13,7 @@ from pagesight.errors import (
     ProtocolError,
     RuntimeFailure,
     SetupError,
+    StaleElement,
     UnsupportedURL,
 )
 from pagesight.observe.observation import Element, Observation
@@ -32,5 +33,6 @@ __all__ = [
     "ProtocolError",
     "RuntimeFailure",
     "SetupError",
+    "StaleElement",
     "UnsupportedURL",
 ]

@@ -6,7 +6,8 @@
     ├── InputError        (2)      the caller passed something unusable: fix the input
     │   ├── UnsupportedURL         a scheme pagesight cannot open (only http, https, file)
     │   ├── NavigationError        the URL could not be loaded (refused, unknown host, …)
-    │   └── ConnectError           nothing answers at the CDP URL given to Browser.connect
+    │   ├── ConnectError           nothing answers at the CDP URL given to Browser.connect
+    │   └── StaleElement           an element id whose element is gone (observe again)
     ├── SetupError        (2)      the machine lacks something: install it
     │   └── BrowserNotFound        no Chromium executable was found
     └── RuntimeFailure    (1)      the browser failed underneath us: retry or report
@@ -42,6 +43,10 @@ class NavigationError(InputError):
 
 class ConnectError(InputError):
     """No browser answered at the DevTools URL."""
+
+
+class StaleElement(InputError):
+    """An element id whose element no longer exists (removed, or its document replaced)."""
 
 
 class SetupError(PagesightError):

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from pagesight.browser.browser import AsyncBrowser, WaitUntil
 from pagesight.browser.page import AsyncPage
+from pagesight.observe.ids import ElementLocation
 from pagesight.observe.observation import Mode, Observation, View
 
 T = TypeVar("T")
@@ -122,6 +123,10 @@ class Page:
                 mode=mode,
             )
         )
+
+    def locate(self, element_id: int) -> ElementLocation:
+        """See :meth:`pagesight.aio.AsyncPage.locate`."""
+        return self._loop.run(self._page.locate(element_id))
 
     def close(self) -> None:
         self._loop.run(self._page.close())

@@ -9,10 +9,11 @@ from playwright.async_api import Page as PlaywrightPage
 from playwright.async_api import Request
 
 from pagesight.browser.cdp import CdpSession, translate
-from pagesight.errors import PageCrashed, ProtocolError
+from pagesight.errors import PageCrashed, ProtocolError, StaleElement
 from pagesight.observe import passes
 from pagesight.observe.budget import fit_tokens
 from pagesight.observe.capture import CdpChannel, Channel, EvaluateChannel, Raw, capture
+from pagesight.observe.ids import ElementLocation
 from pagesight.observe.observation import INCLUDABLE, Mode, Observation, View
 from pagesight.observe.tree import build
 
@@ -29,6 +30,8 @@ class AsyncPage:
         self._cdp: CdpSession | None = None
         self._pending: set[Request] = set()
         self._crashed = False
+        # The channel of every document walked so far, by its token: ids resolve through them.
+        self._channels: dict[str, Channel] = {}
         page.on("request", self._on_request)
         page.on("requestfinished", self._on_request_done)
         page.on("requestfailed", self._on_request_done)
@@ -107,9 +110,32 @@ class AsyncPage:
             obs = fit_tokens(obs, max_tokens)
         return obs
 
+    async def locate(self, element_id: int) -> ElementLocation:
+        """Where an element id points now: the walker document that owns it and, in CDP mode,
+        its backend node id (``None`` when only a page script was used).
+
+        Raises :class:`~pagesight.errors.StaleElement` if the element is gone (removed, or its
+        document replaced) or the id was never given out on this page.
+        """
+        ref = self._browser.ids.locate(element_id)
+        channel = self._channels.get(ref.document) if ref is not None else None
+        if ref is None or channel is None:
+            raise StaleElement(f"no element [{element_id}] on this page; observe again")
+        try:
+            backend = await channel.resolve(ref.document, ref.local_id)
+        except ProtocolError as exc:  # its document (and execution context) is gone
+            raise StaleElement(f"element [{element_id}] is gone with its document") from exc
+        if backend is None:
+            raise StaleElement(
+                f"element [{element_id}] was removed or its document replaced; observe again"
+            )
+        return ElementLocation(
+            element_id=element_id, document=ref.document, backend_node_id=backend or None
+        )
+
     async def _capture(self, mode: Mode, options: dict[str, bool]) -> Raw:
         try:
-            return await capture(await self._channel(mode), options)
+            return await capture(await self._channel(mode), options, self._channels)
         except ProtocolError:
             # A document replaced mid-walk (a navigation or reload) takes its execution context
             # with it; once the new document is parsed, one more walk reads it.
@@ -117,7 +143,7 @@ class AsyncPage:
                 raise
             with translate("waiting for the new document"):
                 await self._page.wait_for_load_state("domcontentloaded", timeout=10_000)
-            return await capture(await self._channel(mode), options)
+            return await capture(await self._channel(mode), options, self._channels)
 
     async def _channel(self, mode: Mode) -> Channel:
         if mode == "evaluate":

@@ -55,6 +55,18 @@ class Channel(Protocol):
         """The channel of the cross-origin iframe left as placeholder ``frame_key``."""
         ...
 
+    async def resolve(self, document: str, local_id: int) -> int | None:
+        """The backend node id of element ``local_id`` of walker document ``document``; 0 where
+        only a page script runs (no CDP), ``None`` if the element or its document is gone."""
+        ...
+
+
+def _element_expression(document: str, local_id: int) -> str:
+    # The same channel may now show a newer document (a reload): its walker has another token,
+    # and an old id must never resolve to whatever carries the same local id there.
+    token = json.dumps(document)
+    return f"({_API} && {_API}.docToken === {token} ? {_API}.elementById({local_id}) : null)"
+
 
 class CdpChannel:
     def __init__(self, session: CdpSession, context_id: int | None = None) -> None:
@@ -85,6 +97,18 @@ class CdpChannel:
             if found:
                 value = json.loads((await self._evaluate(expression, by_value=True))["value"])
         return value
+
+    async def resolve(self, document: str, local_id: int) -> int | None:
+        handle = await self._evaluate(_element_expression(document, local_id), by_value=False)
+        object_id = handle.get("objectId")
+        if object_id is None:
+            return None
+        try:
+            node = (await self._session.send("DOM.describeNode", {"objectId": object_id}))["node"]
+        finally:
+            await self._session.send("Runtime.releaseObject", {"objectId": object_id})
+        backend: int = node["backendNodeId"]
+        return backend
 
     async def child(self, frame_key: int) -> Channel | None:
         handle = await self._evaluate(f"{_API}.frameElement({frame_key})", by_value=False)
@@ -148,6 +172,13 @@ class EvaluateChannel:
         value: Raw = json.loads(text)
         return value
 
+    async def resolve(self, document: str, local_id: int) -> int | None:
+        with translate():
+            alive: bool = await self._frame.evaluate(
+                f"() => Boolean({_element_expression(document, local_id)})"
+            )
+        return 0 if alive else None
+
     async def child(self, frame_key: int) -> Channel | None:
         with translate():
             handle = await self._frame.evaluate_handle(
@@ -161,15 +192,23 @@ class EvaluateChannel:
         return EvaluateChannel(frame) if frame is not None else None
 
 
-async def capture(channel: Channel, options: dict[str, Any]) -> Raw:
-    """Walk the frame behind ``channel`` and, recursively, its cross-origin iframes."""
+async def capture(
+    channel: Channel, options: dict[str, Any], channels: dict[str, Channel] | None = None
+) -> Raw:
+    """Walk the frame behind ``channel`` and, recursively, its cross-origin iframes.
+
+    ``channels``, if given, receives the channel of every walked document by its token, so an
+    element id can later be resolved in the document that owns it.
+    """
     raw = await channel.walk(options)
+    if channels is not None:
+        channels[raw["doc"]] = channel
     if raw["frames"]:
         for placeholder in _placeholders(raw["tree"]):
             child = await channel.child(placeholder["fk"])
             if child is None:
                 continue
-            sub = await capture(child, options)
+            sub = await capture(child, options, channels)
             _shift(sub["tree"], placeholder["co"], offscreen=bool(placeholder.get("o")))
             placeholder["c"] = sub["tree"]
             placeholder["fu"] = sub["url"]

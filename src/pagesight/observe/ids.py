@@ -38,3 +38,14 @@ class IdRegistry:
     def locate(self, element_id: int) -> ElementRef | None:
         """The document and local id behind an element id, if this session ever gave it out."""
         return self._refs.get(element_id)
+
+
+@dataclass(frozen=True)
+class ElementLocation:
+    """An element id resolved in the live page."""
+
+    element_id: int
+    document: str
+    """The token of the walker document that owns the element."""
+    backend_node_id: int | None
+    """Chromium's backend node id (stable for the node's life); ``None`` without CDP."""
