@@ -61,7 +61,7 @@ class SyncProxy:
             return self._wrap(value)
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            result = value(*args, **kwargs)
+            result = value(*map(_unwrap, args), **{k: _unwrap(v) for k, v in kwargs.items()})
             if asyncio.iscoroutine(result):
                 result = self._loop.run(result)
             return self._wrap(result)
@@ -77,6 +77,11 @@ class SyncProxy:
 
     def __repr__(self) -> str:
         return f"SyncProxy({self._target!r})"
+
+
+def _unwrap(value: Any) -> Any:
+    """Playwright wants its own objects back, not our blocking views of them."""
+    return value._target if isinstance(value, SyncProxy) else value
 
 
 class Page:
@@ -181,6 +186,11 @@ class Browser:
     @property
     def cdp_url(self) -> str:
         return self._browser.cdp_url
+
+    @property
+    def playwright(self) -> Any:
+        """The Playwright browser underneath, with blocking methods (a :class:`SyncProxy`)."""
+        return SyncProxy(self._browser.playwright, self._loop)
 
     @property
     def pages(self) -> list[Page]:

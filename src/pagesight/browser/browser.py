@@ -153,30 +153,11 @@ class AsyncBrowser:
         target = normalise_url(url)
         page = await self.new_page()
         try:
-            await self.goto(page, target, wait_until=wait_until, timeout=timeout)
+            await _goto(page, target, wait_until=wait_until, timeout=timeout)
         except BaseException:
             await page.close()
             raise
         return page
-
-    @staticmethod
-    async def goto(
-        page: AsyncPage, url: str, *, wait_until: WaitUntil = "load", timeout: float = 30.0
-    ) -> None:
-        """Navigate and wait for ``wait_until``; a page that commits but never finishes
-        loading (a hung subresource) is still returned — its observation says ``loading``."""
-        try:
-            await page.playwright.goto(url, wait_until="commit", timeout=timeout * 1000)
-        except PlaywrightTimeout as exc:
-            raise NavigationError(f"{url} did not answer within {timeout:g} s") from exc
-        except PlaywrightError as exc:
-            if page.playwright.is_closed():
-                raise PageCrashed(f"the page closed while loading {url}") from exc
-            reason = str(exc).strip().splitlines()[0]
-            raise NavigationError(f"cannot load {url}: {reason}") from exc
-        if wait_until != "commit":
-            with contextlib.suppress(PlaywrightTimeout):
-                await page.playwright.wait_for_load_state(wait_until, timeout=timeout * 1000)
 
     async def close(self) -> None:
         """Close pagesight's connection; a launched Chromium is stopped, an attached one kept."""
@@ -224,3 +205,22 @@ def _websocket_url(cdp_url: str) -> str:
     if not isinstance(ws, str):
         raise ConnectError(f"{cdp_url} answered, but not like a DevTools endpoint")
     return ws
+
+
+async def _goto(
+    page: AsyncPage, url: str, *, wait_until: WaitUntil = "load", timeout: float = 30.0
+) -> None:
+    """Navigate and wait for ``wait_until``; a page that commits but never finishes
+    loading (a hung subresource) is still returned — its observation says ``loading``."""
+    try:
+        await page.playwright.goto(url, wait_until="commit", timeout=timeout * 1000)
+    except PlaywrightTimeout as exc:
+        raise NavigationError(f"{url} did not answer within {timeout:g} s") from exc
+    except PlaywrightError as exc:
+        if page.playwright.is_closed():
+            raise PageCrashed(f"the page closed while loading {url}") from exc
+        reason = str(exc).strip().splitlines()[0]
+        raise NavigationError(f"cannot load {url}: {reason}") from exc
+    if wait_until != "commit":
+        with contextlib.suppress(PlaywrightTimeout):
+            await page.playwright.wait_for_load_state(wait_until, timeout=timeout * 1000)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Collection
 from typing import TYPE_CHECKING, get_args
 
@@ -30,12 +31,14 @@ class AsyncPage:
         self._cdp: CdpSession | None = None
         self._pending: set[Request] = set()
         self._crashed = False
+        self._gone = asyncio.Event()  # set when the renderer crashes or the page closes
         # The channel of every document walked so far, by its token: ids resolve through them.
         self._channels: dict[str, Channel] = {}
         page.on("request", self._on_request)
         page.on("requestfinished", self._on_request_done)
         page.on("requestfailed", self._on_request_done)
         page.on("crash", self._on_crash)
+        page.on("close", self._on_close)
 
     def _on_request(self, request: Request) -> None:
         self._pending.add(request)
@@ -45,6 +48,10 @@ class AsyncPage:
 
     def _on_crash(self, _page: PlaywrightPage) -> None:
         self._crashed = True
+        self._gone.set()
+
+    def _on_close(self, _page: PlaywrightPage) -> None:
+        self._gone.set()
 
     @property
     def playwright(self) -> PlaywrightPage:
@@ -134,6 +141,19 @@ class AsyncPage:
         )
 
     async def _capture(self, mode: Mode, options: dict[str, bool]) -> Raw:
+        # A renderer that crashes mid-walk never answers; the crash event ends the wait.
+        walk = asyncio.ensure_future(self._capture_once_or_twice(mode, options))
+        gone = asyncio.ensure_future(self._gone.wait())
+        try:
+            await asyncio.wait({walk, gone}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            gone.cancel()
+        if not walk.done():
+            walk.cancel()
+            raise PageCrashed(f"the renderer of {self.url} crashed or the page closed mid-walk")
+        return walk.result()
+
+    async def _capture_once_or_twice(self, mode: Mode, options: dict[str, bool]) -> Raw:
         try:
             return await capture(await self._channel(mode), options, self._channels)
         except ProtocolError:
@@ -154,7 +174,8 @@ class AsyncPage:
 
     async def close(self) -> None:
         """Close the tab (and pagesight's sessions on it)."""
-        if self._cdp is not None and not self._page.is_closed():
+        # A crashed target never answers a detach; closing the page ends its sessions anyway.
+        if self._cdp is not None and not self._page.is_closed() and not self._crashed:
             await self._cdp.detach()
         self._cdp = None
         if not self._page.is_closed():
