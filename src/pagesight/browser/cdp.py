@@ -42,6 +42,8 @@ class CdpSession:
         self._frame_contexts: dict[str, int] = {}
         self._runtime_on = False
         self._targets: dict[str, CdpSession] = {}
+        self._no_target: set[Any] = set()  # frames known to live in this target's process
+        self._lock = asyncio.Lock()  # frames are walked concurrently; set-up happens once
 
     @classmethod
     async def open(
@@ -58,6 +60,10 @@ class CdpSession:
 
     async def frame_context(self, frame_id: str) -> int | None:
         """The main-world execution context of a frame living in this target, if any."""
+        async with self._lock:
+            return await self._frame_context(frame_id)
+
+    async def _frame_context(self, frame_id: str) -> int | None:
         if not self._runtime_on:
             # Contexts are only announced once Runtime is enabled; enabling replays the
             # existing ones before the reply, so the map is complete when this returns.
@@ -79,15 +85,20 @@ class CdpSession:
 
     async def target_session(self, frame_id: str) -> CdpSession | None:
         """A session on the out-of-process iframe whose frame (and target) id is ``frame_id``."""
+        async with self._lock:
+            return await self._target_session(frame_id)
+
+    async def _target_session(self, frame_id: str) -> CdpSession | None:
         if frame_id in self._targets:
             return self._targets[frame_id]
         for frame in self._page.frames:
-            if frame is self._page.main_frame:
+            if frame is self._page.main_frame or frame in self._no_target:
                 continue
             try:
                 session = await self._context.new_cdp_session(frame)
             except PlaywrightError:
-                continue  # an in-process frame: it has no target of its own
+                self._no_target.add(frame)  # an in-process frame: no target of its own
+                continue
             info = await session.send("Target.getTargetInfo")
             target_id = info["targetInfo"]["targetId"]
             self._targets[target_id] = CdpSession(session, context=self._context, page=self._page)

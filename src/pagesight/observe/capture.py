@@ -14,6 +14,7 @@ Same-origin iframes never need a second call: the walker steps into them directl
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Iterator
 from functools import cache
@@ -21,6 +22,7 @@ from importlib import resources
 from typing import Any, Protocol
 
 from pagesight.browser.cdp import CdpSession, translate
+from pagesight.errors import ProtocolError
 
 Raw = dict[str, Any]
 
@@ -81,22 +83,31 @@ class CdpChannel:
         if "exceptionDetails" in reply:
             details = reply["exceptionDetails"]
             text = details.get("exception", {}).get("description") or details.get("text")
-            from pagesight.errors import ProtocolError
-
             raise ProtocolError(f"the page walker failed: {text}")
         result: dict[str, Any] = reply["result"]
         return result
 
     async def walk(self, options: dict[str, Any]) -> Raw:
-        # The result travels as one JSON string: CDP converts a deep object tree into protocol
-        # values far more slowly than it copies a string (about 100 ms on a 5,000-element page).
-        expression = f"JSON.stringify(({_walker_expression()}).observe({json.dumps(options)}))"
-        value: Raw = json.loads((await self._evaluate(expression, by_value=True))["value"])
+        value = await self._walk(options)
         if not value["early"]:
             found = await register_closed_roots(self._session)
             if found:
-                value = json.loads((await self._evaluate(expression, by_value=True))["value"])
+                value = await self._walk(options)
         return value
+
+    async def _walk(self, options: dict[str, Any]) -> Raw:
+        # The walker's source is sent only to a document that does not have it yet. The result
+        # travels as one JSON string: CDP converts a deep object tree into protocol values far
+        # more slowly than it copies a string (about 100 ms on a 5,000-element page).
+        opts = json.dumps(options)
+        probe = f"{_API} ? JSON.stringify({_API}.observe({opts})) : null"
+        install = f"JSON.stringify(({_walker_expression()}).observe({opts}))"
+        for expression in (probe, install):
+            text = (await self._evaluate(expression, by_value=True)).get("value")
+            if text is not None:
+                value: Raw = json.loads(text)
+                return value
+        raise ProtocolError("the page walker could not be installed in the document")
 
     async def resolve(self, document: str, local_id: int) -> int | None:
         handle = await self._evaluate(_element_expression(document, local_id), by_value=False)
@@ -204,17 +215,30 @@ async def capture(
     if channels is not None:
         channels[raw["doc"]] = channel
     if raw["frames"]:
-        for placeholder in _placeholders(raw["tree"]):
-            child = await channel.child(placeholder["fk"])
-            if child is None:
-                continue
-            sub = await capture(child, options, channels)
-            _shift(sub["tree"], placeholder["co"], offscreen=bool(placeholder.get("o")))
-            placeholder["c"] = sub["tree"]
-            placeholder["fu"] = sub["url"]
-            placeholder["doc"] = sub["doc"]
-            raw["loaded"] = raw["loaded"] and sub["loaded"]
+        # Frames are walked concurrently: each costs a few round trips, mostly waiting.
+        placeholders = list(_placeholders(raw["tree"]))
+        subs = await asyncio.gather(
+            *(_walk_frame(channel, p, options, channels) for p in placeholders)
+        )
+        raw["loaded"] = raw["loaded"] and all(sub["loaded"] for sub in subs if sub is not None)
     return raw
+
+
+async def _walk_frame(
+    parent: Channel,
+    placeholder: dict[str, Any],
+    options: dict[str, Any],
+    channels: dict[str, Channel] | None,
+) -> Raw | None:
+    child = await parent.child(placeholder["fk"])
+    if child is None:
+        return None
+    sub = await capture(child, options, channels)
+    _shift(sub["tree"], placeholder["co"], offscreen=bool(placeholder.get("o")))
+    placeholder["c"] = sub["tree"]
+    placeholder["fu"] = sub["url"]
+    placeholder["doc"] = sub["doc"]
+    return sub
 
 
 def _placeholders(items: list[Any]) -> Iterator[dict[str, Any]]:
