@@ -119,3 +119,15 @@ def test_focus_keeps_the_relevant_part_with_its_heading(page: Page) -> None:
     assert "change 17." in text
     assert "Change 3" not in text
     assert obs.tokens < page.observe().tokens / 5
+
+
+def test_a_paragraph_with_inline_controls_reads_as_one_line(page: Page) -> None:
+    page.playwright.set_content(
+        "<p>Read the <a href='/docs'>docs</a>, then press <button>Go</button>.</p>"
+        "<ul><li><a href='/a'>Alpha</a></li><li><a href='/b'>Beta</a></li></ul>"
+    )
+    obs = page.observe()
+    docs, go = (e.id for e in obs.elements[:2])
+    assert f'Read the [{docs}] link "docs", then press [{go}] button "Go".' in obs.text()
+    # A list of links is not prose: one link a line.
+    assert any(line.strip().endswith('link "Alpha"') for line in obs.text().splitlines())

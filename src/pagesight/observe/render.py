@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from pagesight.observe.observation import Element, Observation
 
 _BARE_WORD = re.compile(r"[a-z]+")
+_NO_SPACE_BEFORE = frozenset(".,;:!?)]}\u3001\u3002\uff0c\uff1a\uff1b\uff01\uff1f")
 
 
 def header(obs: Observation) -> str:
@@ -73,6 +74,14 @@ def _node_lines(node: Node, depth: int, lines: list[str], include: frozenset[str
     row = _compact_row(node)
     if row is not None:
         lines.append(f"{pad}row: {row}")
+        return
+    if node.role == "paragraph":  # prose with inline controls reads as one line
+        line = ""
+        for child in node.children:
+            part = _text(child.name) if child.is_text else _inline(child)
+            glue = "" if not line or (child.is_text and part[0] in _NO_SPACE_BEFORE) else " "
+            line += glue + part
+        lines.append(pad + line)
         return
     role = f"h{node.level}" if node.role == "heading" and node.level else node.role
     value = node.value

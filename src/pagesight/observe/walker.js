@@ -632,6 +632,14 @@
       out.push(node);
       return;
     }
+    // A block of prose with inline controls (a paragraph with links) stays one unit, so it
+    // can be read as one line: "Mozilla is a [13] link "free-software" community…".
+    if (!INLINE_DISPLAY.has(display) && !content.includes(BREAK) && items.length > 1 &&
+        items.some((x) => typeof x === "string") &&
+        items.every((x) => typeof x === "string" || (x.i !== undefined && !x.c))) {
+      out.push(BREAK, { r: "paragraph", c: items }, BREAK);
+      return;
+    }
     spliceInto(out, content, display);
     return phrasing && ownText; // its text is its parent's own text, for the cover check
   }
