@@ -37,8 +37,8 @@ _GROUPING = frozenset(
 
 
 def collapse(nodes: tuple[Node, ...], parent_name: str = "") -> tuple[Node, ...]:
-    """Tidy what the walker left: dissolve list items that wrap a single node
-    (``list > listitem > link`` → ``list > link``) and drop text that only repeats a name
+    """Tidy what the walker left: dissolve unnamed list items and groups that wrap a single
+    node (``list > listitem > link`` → ``list > link``) and drop text that only repeats a name
     already on the tree (a visible label or legend beside the control or group it names).
     """
     out: list[Node] = []
@@ -48,7 +48,8 @@ def collapse(nodes: tuple[Node, ...], parent_name: str = "") -> tuple[Node, ...]
         ):
             continue
         children = collapse(node.children, node.name if node.id is None else "")
-        if node.role == "listitem" and node.id is None and len(children) == 1 and not node.name:
+        wrapper = node.role in ("listitem", "group") and node.id is None and not node.name
+        if wrapper and len(children) == 1:  # a group of one says nothing its member does not
             out.append(children[0])
             continue
         out.append(replace(node, children=children) if children != node.children else node)
