@@ -11,8 +11,8 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import StaticServer
 
+from conftest import StaticServer
 from pagesight import Browser
 
 GOLDEN = Path(__file__).parent / "golden"
