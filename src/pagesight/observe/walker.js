@@ -171,7 +171,7 @@
   }
 
   // The name a control gets from outside its own content: aria, labels, alt, title.
-  function externalName(el, tag, role) {
+  function externalName(el, tag) {
     const by = el.getAttribute("aria-labelledby");
     if (by) {
       const t = textOfIds(el, by);
@@ -199,10 +199,9 @@
       if (legend) return norm(legend.textContent);
     }
     if (tag === "figure") {
-      const cap = el.querySelector(":scope > figcaption");
-      if (cap) return norm(cap.textContent);
+      const caption = el.querySelector(":scope > figcaption");
+      if (caption) return norm(caption.textContent);
     }
-    if ((role === "dialog" || role === "alertdialog" || role === "region" || role === "form") && !aria) return "";
     return "";
   }
 
@@ -250,7 +249,7 @@
     return labels;
   }
 
-  function statesOf(el, tag, role, style, ctx) {
+  function statesOf(el, tag, ctx) {
     const s = [];
     const aria = (name) => el.getAttribute(name);
     if (tag === "input" && (el.type === "checkbox" || el.type === "radio")) {
@@ -557,7 +556,7 @@
     }
 
     if ((strong || weak) && selfVisible) {
-      let name = externalName(el, tag, role);
+      let name = externalName(el, tag);
       const fromContent = NAME_FROM_CONTENT.has(role) || role === "clickable" || tag === "summary";
       // The outermost clickable speaks for the listener-only ones inside it.
       if (weak) items = items.map((x) => (typeof x === "object" && x.r === "clickable" ? x.n || "" : x));
@@ -574,7 +573,7 @@
       if (v !== undefined) node.v = cap(v, 400);
       if (tag === "select") node.opts = optionsOf(el);
       if (tag === "input" && el.type === "range") { node.min = el.min || "0"; node.max = el.max || "100"; }
-      const st = statesOf(el, tag, role, style, ctx);
+      const st = statesOf(el, tag, ctx);
       if (st.length) node.s = st;
       if (wantHref && tag === "a" && el.href) node.h = el.href; // resolving URLs is not free
       if (scrollerId !== null) pushState(node, "scrollable");
@@ -592,7 +591,7 @@
 
     // Not a control: structure and content.
     if (role === "heading") {
-      const name = externalName(el, tag, role) || flatText(items);
+      const name = externalName(el, tag) || flatText(items);
       if (!name || invisible) { spliceInto(out, content.filter((x) => typeof x === "object"), display); return; }
       const node = { r: "heading", n: cap(name, 300), lv: parseInt(el.getAttribute("aria-level") || tag.slice(1), 10) || 2 };
       const nested = items.filter((x) => typeof x === "object" && hasActionable([x]));
@@ -603,7 +602,7 @@
     }
     if (role === "img") {
       if (invisible || noBox) return;
-      const name = externalName(el, tag, role);
+      const name = externalName(el, tag);
       if (!name) return;
       const node = { r: "img", n: cap(name, MAX_NAME) };
       finishElement(node, el, box, state, onscreen, ctx);
@@ -613,7 +612,7 @@
     if (scrollerId !== null || (role && !GENERIC.has(role))) {
       if (!items.length) return;
       const node = { r: role || "group", c: items };
-      const name = externalName(el, tag, role);
+      const name = externalName(el, tag);
       if (name) node.n = cap(name, MAX_NAME);
       if (role === "dialog" && tag === "dialog" && !el.open) return;
       if (scrollerId !== null) { node.i = scrollerId; pushState(node, "scrollable"); }
