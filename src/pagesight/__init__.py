@@ -4,12 +4,15 @@ The sync API lives here; the async core (the same names, awaited) in :mod:`pages
 """
 
 from pagesight.errors import (
+    BrowserClosed,
     BrowserNotFound,
     ConnectError,
     InputError,
+    InvalidOption,
     NavigationError,
     PageCrashed,
     PagesightError,
+    PageUnresponsive,
     ProtocolError,
     RuntimeFailure,
     SetupError,
@@ -21,14 +24,17 @@ from pagesight.sync import Browser, Page
 
 __all__ = [
     "Browser",
+    "BrowserClosed",
     "BrowserNotFound",
     "ConnectError",
     "Element",
     "InputError",
+    "InvalidOption",
     "NavigationError",
     "Observation",
     "Page",
     "PageCrashed",
+    "PageUnresponsive",
     "PagesightError",
     "ProtocolError",
     "RuntimeFailure",

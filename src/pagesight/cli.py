@@ -4,12 +4,12 @@ runtime failure, always with one line on stderr and never a traceback."""
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
 
-from pagesight.errors import PagesightError
-from pagesight.observe.observation import INCLUDABLE
+from pagesight.errors import InvalidOption, PagesightError
 
 
 class _Parser(argparse.ArgumentParser):
@@ -18,24 +18,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _include(value: str) -> frozenset[str]:
-    names = frozenset(v.strip() for v in value.split(",") if v.strip())
-    unknown = names - INCLUDABLE
-    if unknown:
-        choices = ", ".join(sorted(INCLUDABLE))
-        raise argparse.ArgumentTypeError(
-            f"unknown field(s) {', '.join(sorted(unknown))}; choose from {choices}"
-        )
-    return names
-
-
-def _positive(value: str) -> int:
-    try:
-        number = int(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{value!r} is not a whole number") from None
-    if number < 1:
-        raise argparse.ArgumentTypeError(f"{number} is not a positive number")
-    return number
+    # Only split here; the API checks the names (one place says what is allowed).
+    return frozenset(v.strip() for v in value.split(",") if v.strip())
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,23 +30,39 @@ def build_parser() -> argparse.ArgumentParser:
     observe.add_argument("--format", choices=("outline", "json", "legend"), default="outline")
     observe.add_argument("--view", choices=("full", "interactive"), default="full")
     observe.add_argument("--include", type=_include, default=frozenset(), help="bounds,href")
-    observe.add_argument("--max-chars", type=_positive, default=None)
-    observe.add_argument("--max-tokens", type=_positive, default=None)
+    observe.add_argument("--max-chars", type=int, default=None)
+    observe.add_argument("--max-tokens", type=int, default=None)
     observe.add_argument("--focus", default=None, help="keep the part relevant to this query")
     observe.add_argument("--mode", choices=("cdp", "evaluate"), default="cdp")
     observe.add_argument("--cdp-url", default=None, help="attach to a running Chromium instead")
-    observe.add_argument("--timeout", type=float, default=30.0, help="seconds to wait for load")
+    observe.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        help="seconds to wait for the page to load and answer",
+    )
     return parser
 
 
 def _observe(args: argparse.Namespace) -> str:
     from pagesight import Browser
+    from pagesight.observe.observation import check_options
+
+    check_options(  # before a browser starts: bad options fail fast
+        view=args.view,
+        include=args.include,
+        mode=args.mode,
+        max_tokens=args.max_tokens,
+        max_chars=args.max_chars,
+        timeout=args.timeout,
+    )
 
     browser = Browser.connect(args.cdp_url) if args.cdp_url else Browser.launch()
     with browser:
         page = browser.open(args.url, timeout=args.timeout)
         try:
             obs = page.observe(
+                timeout=args.timeout,
                 view=args.view,
                 include=args.include,
                 max_chars=args.max_chars,
@@ -78,10 +78,19 @@ def _observe(args: argparse.Namespace) -> str:
         return obs.text(args.format)
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # A terminated CLI still closes its browser and removes its profile, as on Ctrl-C.
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         output = _observe(args)
+    except InvalidOption as exc:
+        print(f"pagesight: --{exc.option.replace('_', '-')}: {exc}", file=sys.stderr)
+        return exc.exit_code
     except PagesightError as exc:
         print(f"pagesight: {exc}", file=sys.stderr)
         return exc.exit_code

@@ -4,14 +4,17 @@
 
     PagesightError                 base class; ``exit_code`` is what the CLI exits with
     ├── InputError        (2)      the caller passed something unusable: fix the input
-    │   ├── UnsupportedURL         a scheme pagesight cannot open (only http, https, file)
+    │   ├── UnsupportedURL         a scheme pagesight cannot open (http, https, file, about, data)
     │   ├── NavigationError        the URL could not be loaded (refused, unknown host, …)
     │   ├── ConnectError           nothing answers at the CDP URL given to Browser.connect
-    │   └── StaleElement           an element id whose element is gone (observe again)
+    │   ├── InvalidOption          an option out of range (also a ValueError); names the option
+    │   ├── StaleElement           an element id whose element is gone (observe again)
+    │   └── BrowserClosed          a call on a Browser (or its pages) after close()
     ├── SetupError        (2)      the machine lacks something: install it
     │   └── BrowserNotFound        no Chromium executable was found
     └── RuntimeFailure    (1)      the browser failed underneath us: retry or report
         ├── PageCrashed            the page's renderer crashed or the tab was closed
+        ├── PageUnresponsive       the page did not answer in time (a script keeps it busy)
         └── ProtocolError          a DevTools/Playwright failure we could not classify
 
 Playwright and CDP errors are translated once, where pagesight calls them, with
@@ -45,8 +48,20 @@ class ConnectError(InputError):
     """No browser answered at the DevTools URL."""
 
 
+class InvalidOption(InputError, ValueError):
+    """An option given a value it does not accept; ``option`` names the parameter."""
+
+    def __init__(self, option: str, message: str) -> None:
+        super().__init__(message)
+        self.option = option
+
+
 class StaleElement(InputError):
     """An element id whose element no longer exists (removed, or its document replaced)."""
+
+
+class BrowserClosed(InputError):
+    """The browser was closed; open a new one."""
 
 
 class SetupError(PagesightError):
@@ -67,6 +82,10 @@ class RuntimeFailure(PagesightError):
 
 class PageCrashed(RuntimeFailure):
     """The page's renderer crashed or the page was closed."""
+
+
+class PageUnresponsive(RuntimeFailure):
+    """The page did not answer within the time allowed (a script keeps its thread busy)."""
 
 
 class ProtocolError(RuntimeFailure):

@@ -14,6 +14,7 @@ from typing import Any, TypeVar
 
 from pagesight.browser.browser import AsyncBrowser, WaitUntil
 from pagesight.browser.page import AsyncPage
+from pagesight.errors import BrowserClosed
 from pagesight.observe.ids import ElementLocation
 from pagesight.observe.observation import Mode, Observation, View
 
@@ -24,6 +25,7 @@ class _Loop:
     """An event loop running in a daemon thread, and a way to run coroutines on it."""
 
     def __init__(self) -> None:
+        self.closed = False
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name="pagesight", daemon=True
@@ -31,6 +33,9 @@ class _Loop:
         self._thread.start()
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        if self.closed:
+            coro.close()
+            raise BrowserClosed("this browser is closed; launch or connect a new one")
         future = asyncio.run_coroutine_threadsafe(coro, self._loop)
         try:
             return future.result()
@@ -39,6 +44,9 @@ class _Loop:
             raise
 
     def stop(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join()
         self._loop.close()
@@ -48,7 +56,9 @@ class SyncProxy:
     """A blocking view of a Playwright async object (``page.playwright`` in the sync API).
 
     Coroutine methods run on pagesight's loop and block; Playwright objects they return are
-    wrapped the same way. Event handlers (``on``) run on pagesight's thread.
+    wrapped the same way, and unwrapped when passed back. Event handlers (``on``) run on
+    pagesight's thread. Async context managers (``expect_navigation``, ``expect_popup``) are
+    not bridged: use the async API (:mod:`pagesight.aio`) for those.
     """
 
     def __init__(self, target: Any, loop: _Loop) -> None:
@@ -116,6 +126,7 @@ class Page:
         max_chars: int | None = None,
         focus: str | None = None,
         mode: Mode = "cdp",
+        timeout: float = 30.0,
     ) -> Observation:
         """See :meth:`pagesight.aio.AsyncPage.observe`."""
         return self._loop.run(
@@ -126,6 +137,7 @@ class Page:
                 max_chars=max_chars,
                 focus=focus,
                 mode=mode,
+                timeout=timeout,
             )
         )
 
@@ -206,6 +218,9 @@ class Browser:
         )
 
     def close(self) -> None:
+        """Close pagesight's connection (a launched Chromium is stopped). Closing twice is fine."""
+        if self._loop.closed:
+            return
         try:
             self._loop.run(self._browser.close())
         finally:

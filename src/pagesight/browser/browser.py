@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import urllib.error
@@ -20,7 +21,13 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from pagesight.browser.cdp import translate
 from pagesight.browser.launch import ChromiumProcess, start_chromium
 from pagesight.browser.page import AsyncPage
-from pagesight.errors import ConnectError, NavigationError, PageCrashed, UnsupportedURL
+from pagesight.errors import (
+    ConnectError,
+    NavigationError,
+    PageCrashed,
+    RuntimeFailure,
+    UnsupportedURL,
+)
 from pagesight.observe.capture import script
 from pagesight.observe.ids import IdRegistry
 
@@ -90,14 +97,20 @@ class AsyncBrowser:
         :attr:`pages` then lists the tabs already open there, so a program driving a page
         with its own Playwright can observe that same page. Closing only disconnects.
         """
-        return await cls._attach(_websocket_url(cdp_url), None)
+        ws_url = await asyncio.to_thread(_websocket_url, cdp_url)
+        return await cls._attach(ws_url, None)
 
     @classmethod
     async def _attach(cls, ws_url: str, process: ChromiumProcess | None) -> AsyncBrowser:
         playwright = await async_playwright().start()
         try:
-            with translate("connecting to Chromium"):
+            try:
                 browser = await playwright.chromium.connect_over_cdp(ws_url)
+            except PlaywrightError as exc:
+                reason = str(exc).strip().splitlines()[0]
+                if process is None:  # a browser the caller pointed us at
+                    raise ConnectError(f"cannot attach to {ws_url}: {reason}") from exc
+                raise RuntimeFailure(f"cannot attach to the Chromium we started: {reason}") from exc
             context = browser.contexts[0] if browser.contexts else await browser.new_context()
             # Hooks run before each document's own scripts: they note click listeners and
             # closed shadow roots, which no page script could find afterwards.
@@ -162,8 +175,8 @@ class AsyncBrowser:
     async def close(self) -> None:
         """Close pagesight's connection; a launched Chromium is stopped, an attached one kept."""
         try:
-            for page in list(self._pages.values()):
-                if self._process is not None:
+            if self._process is not None:  # our own browser: close our tabs cleanly first
+                for page in list(self._pages.values()):
                     await page.close()
             self._pages.clear()
             with contextlib.suppress(PlaywrightError):  # the browser may already be gone

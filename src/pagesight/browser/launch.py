@@ -7,10 +7,12 @@ not cover) and pagesight's own CDP sessions (for perception), connected to the s
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import os
 import re
 import shutil
+import signal
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -66,7 +68,15 @@ class ChromiumProcess:
         host_port = self.ws_url.split("/")[2]
         return f"http://{host_port}"
 
+    def kill_now(self) -> None:
+        """Last resort at interpreter exit: a Browser never closed must not outlive Python."""
+        if self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(self.process.pid, signal.SIGKILL)
+        shutil.rmtree(self.profile, ignore_errors=True)
+
     async def stop(self) -> None:
+        atexit.unregister(self.kill_now)
         if self.process.returncode is None:
             self.process.terminate()
             try:
@@ -120,9 +130,11 @@ async def start_chromium(
                 if match:
                     # Keep draining stderr so Chromium never blocks on a full pipe.
                     drain = asyncio.get_running_loop().create_task(_drain(process.stderr))
-                    return ChromiumProcess(
+                    started = ChromiumProcess(
                         process=process, ws_url=match.group(1), profile=profile, drain=drain
                     )
+                    atexit.register(started.kill_now)
+                    return started
     except TimeoutError:
         pass
     with contextlib.suppress(ProcessLookupError):

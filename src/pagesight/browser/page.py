@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Collection
-from typing import TYPE_CHECKING, get_args
+from typing import TYPE_CHECKING
 
 from playwright.async_api import Page as PlaywrightPage
 from playwright.async_api import Request
 
 from pagesight.browser.cdp import CdpSession, translate
-from pagesight.errors import PageCrashed, ProtocolError, StaleElement
+from pagesight.errors import PageCrashed, PageUnresponsive, ProtocolError, StaleElement
 from pagesight.observe import passes
 from pagesight.observe.budget import fit_tokens
 from pagesight.observe.capture import CdpChannel, Channel, EvaluateChannel, Raw, capture
 from pagesight.observe.ids import ElementLocation
-from pagesight.observe.observation import INCLUDABLE, Mode, Observation, View
+from pagesight.observe.observation import Mode, Observation, View, check_options
 from pagesight.observe.tree import build
 
 if TYPE_CHECKING:
@@ -79,6 +80,7 @@ class AsyncPage:
         max_chars: int | None = None,
         focus: str | None = None,
         mode: Mode = "cdp",
+        timeout: float = 30.0,
     ) -> Observation:
         """The page now, as a compact semantic tree and the elements that can be acted on.
 
@@ -86,16 +88,23 @@ class AsyncPage:
         that tells it apart. ``include`` adds ``"bounds"`` and/or ``"href"`` to the text and JSON.
         ``max_tokens`` keeps every actionable element and cuts text to fit; ``max_chars`` cuts
         the text deterministically; ``focus`` keeps the part of the page relevant to a query.
-        ``mode="evaluate"`` uses only Playwright's ``evaluate`` (no CDP).
+        ``mode="evaluate"`` uses only Playwright's ``evaluate`` (no CDP). A page that does not
+        answer within ``timeout`` seconds (a script hogging its thread) raises
+        :class:`~pagesight.errors.PageUnresponsive`.
         """
-        _check_options(
-            view=view, include=include, mode=mode, max_tokens=max_tokens, max_chars=max_chars
+        check_options(
+            view=view,
+            include=include,
+            mode=mode,
+            max_tokens=max_tokens,
+            max_chars=max_chars,
+            timeout=timeout,
         )
         if self._crashed:
             raise PageCrashed(f"the renderer of {self.url} crashed; open the page again")
         if self._page.is_closed():
             raise PageCrashed("the page is closed")
-        raw = await self._capture(mode, {"href": "href" in include})
+        raw = await self._capture(mode, {"href": "href" in include}, timeout)
         tree = passes.collapse(
             build(raw["tree"], doc=raw["doc"], frame=None, id_of=self._browser.ids.id_of)
         )
@@ -140,18 +149,23 @@ class AsyncPage:
             element_id=element_id, document=ref.document, backend_node_id=backend or None
         )
 
-    async def _capture(self, mode: Mode, options: dict[str, bool]) -> Raw:
-        # A renderer that crashes mid-walk never answers; the crash event ends the wait.
+    async def _capture(self, mode: Mode, options: dict[str, bool], timeout: float) -> Raw:
+        # A renderer that crashes or hangs mid-walk never answers; the crash event or the
+        # timeout ends the wait.
         walk = asyncio.ensure_future(self._capture_once_or_twice(mode, options))
         gone = asyncio.ensure_future(self._gone.wait())
         try:
-            await asyncio.wait({walk, gone}, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({walk, gone}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         finally:
             gone.cancel()
-        if not walk.done():
-            walk.cancel()
+        if walk.done():
+            return walk.result()
+        walk.cancel()
+        if self._gone.is_set():
             raise PageCrashed(f"the renderer of {self.url} crashed or the page closed mid-walk")
-        return walk.result()
+        raise PageUnresponsive(
+            f"{self.url} did not answer within {timeout:g} s; a script may be keeping it busy"
+        )
 
     async def _capture_once_or_twice(self, mode: Mode, options: dict[str, bool]) -> Raw:
         try:
@@ -176,32 +190,9 @@ class AsyncPage:
         """Close the tab (and pagesight's sessions on it)."""
         # A crashed target never answers a detach; closing the page ends its sessions anyway.
         if self._cdp is not None and not self._page.is_closed() and not self._crashed:
-            await self._cdp.detach()
+            with contextlib.suppress(TimeoutError):  # a hung renderer: closing ends it anyway
+                await asyncio.wait_for(self._cdp.detach(), 5)
         self._cdp = None
         if not self._page.is_closed():
             with translate("closing the page"):
                 await self._page.close()
-
-
-def _check_options(
-    *,
-    view: str,
-    include: Collection[str],
-    mode: str,
-    max_tokens: int | None,
-    max_chars: int | None,
-) -> None:
-    if view not in get_args(View):
-        raise ValueError(f"view must be 'full' or 'interactive', not {view!r}")
-    if mode not in get_args(Mode):
-        raise ValueError(f"mode must be 'cdp' or 'evaluate', not {mode!r}")
-    if isinstance(include, str):
-        raise ValueError(
-            f"include takes a collection such as {{'bounds'}}, not the string {include!r}"
-        )
-    unknown = set(include) - INCLUDABLE
-    if unknown:
-        raise ValueError(f"include accepts {sorted(INCLUDABLE)}, not {sorted(unknown)}")
-    for label, limit in (("max_tokens", max_tokens), ("max_chars", max_chars)):
-        if limit is not None and limit < 1:
-            raise ValueError(f"{label} must be a positive number, not {limit}")

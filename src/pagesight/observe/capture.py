@@ -27,12 +27,6 @@ from pagesight.errors import ProtocolError
 Raw = dict[str, Any]
 
 _API = "globalThis[Symbol.for('pagesight.walker')]"
-_REGISTER_ROOT = """function () {
-  const K = Symbol.for("pagesight.hooks");
-  if (!globalThis[K]) Object.defineProperty(globalThis, K, {value: {clickTargets: new WeakSet(),
-    closedRoots: new WeakMap(), installedEarly: false}});
-  globalThis[K].closedRoots.set(this.host, this);
-}"""
 
 
 @cache
@@ -82,8 +76,9 @@ class CdpChannel:
         reply = await self._session.send("Runtime.evaluate", params)
         if "exceptionDetails" in reply:
             details = reply["exceptionDetails"]
-            text = details.get("exception", {}).get("description") or details.get("text")
-            raise ProtocolError(f"the page walker failed: {text}")
+            text = details.get("exception", {}).get("description") or details.get("text") or ""
+            first = text.strip().splitlines()[0] if text.strip() else "unknown error"
+            raise ProtocolError(f"the page walker failed: {first}")
         result: dict[str, Any] = reply["result"]
         return result
 
@@ -100,8 +95,8 @@ class CdpChannel:
         # travels as one JSON string: CDP converts a deep object tree into protocol values far
         # more slowly than it copies a string (about 100 ms on a 5,000-element page).
         opts = json.dumps(options)
-        probe = f"{_API} ? JSON.stringify({_API}.observe({opts})) : null"
-        install = f"JSON.stringify(({_walker_expression()}).observe({opts}))"
+        probe = f"{_API} ? {_API}.observeJSON({opts}) : null"
+        install = f"({_walker_expression()}).observeJSON({opts})"
         for expression in (probe, install):
             text = (await self._evaluate(expression, by_value=True)).get("value")
             if text is not None:
@@ -148,12 +143,13 @@ async def register_closed_roots(session: CdpSession) -> int:
     """
     document = await session.send("DOM.getDocument", {"depth": -1, "pierce": True})
     roots = [n for n in _shadow_roots(document["root"]) if n.get("shadowRootType") == "closed"]
+    register = f"function () {{ ({_walker_expression()}).registerShadowRoot(this); }}"
     for root in roots:
         resolved = await session.send("DOM.resolveNode", {"backendNodeId": root["backendNodeId"]})
         object_id = resolved["object"]["objectId"]
         await session.send(
             "Runtime.callFunctionOn",
-            {"objectId": object_id, "functionDeclaration": _REGISTER_ROOT, "silent": True},
+            {"objectId": object_id, "functionDeclaration": register, "silent": True},
         )
         await session.send("Runtime.releaseObject", {"objectId": object_id})
     return len(roots)
@@ -178,7 +174,7 @@ class EvaluateChannel:
     async def walk(self, options: dict[str, Any]) -> Raw:
         with translate():
             text: str = await self._frame.evaluate(
-                f"options => JSON.stringify(({_walker_expression()}).observe(options))", options
+                f"options => ({_walker_expression()}).observeJSON(options)", options
             )
         value: Raw = json.loads(text)
         return value

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
+from pagesight.errors import InvalidOption
 from pagesight.observe.tree import Bounds, Node
 
 Mode = Literal["cdp", "evaluate"]
@@ -47,7 +48,11 @@ class Element:
     states: frozenset[str] = frozenset()
     actions: tuple[str, ...] = ()
     offscreen: bool = False
+    """Not in the viewport now (below the fold, or scrolled out of its container)."""
     scroll_container: int | None = None
+    """The id of the nearest scroll container it sits in (``None``: the page itself)."""
+    hidden_in_container: bool = False
+    """Its scroll container must be scrolled to reveal it (not just the page)."""
     frame: str | None = None
     bounds: Bounds | None = None
     options: tuple[str, ...] = ()
@@ -68,6 +73,8 @@ class Element:
             out["offscreen"] = True
         if self.scroll_container is not None:
             out["scroll_container"] = self.scroll_container
+        if self.hidden_in_container:
+            out["hidden_in_container"] = True
         if self.frame is not None:
             out["frame"] = self.frame
         if self.context:
@@ -146,3 +153,37 @@ class Observation:
     def to_json(self, *, indent: int | None = None) -> str:
         """The same observation as JSON for programs."""
         return json.dumps(self.to_dict(), ensure_ascii=False, indent=indent)
+
+
+def check_options(
+    *,
+    view: str,
+    include: Collection[str],
+    mode: str,
+    max_tokens: int | None,
+    max_chars: int | None,
+    timeout: float,
+) -> None:
+    """Raise :class:`InvalidOption` (a ``ValueError``) for the first option of ``observe``
+    that is out of range."""
+    if view not in get_args(View):
+        raise InvalidOption("view", f"view must be 'full' or 'interactive', not {view!r}")
+    if mode not in get_args(Mode):
+        raise InvalidOption("mode", f"mode must be 'cdp' or 'evaluate', not {mode!r}")
+    if isinstance(include, str):
+        raise InvalidOption(
+            "include",
+            f"include takes a collection such as {{'bounds'}}, not the string {include!r}",
+        )
+    unknown = set(include) - INCLUDABLE
+    if unknown:
+        raise InvalidOption(
+            "include", f"include accepts {sorted(INCLUDABLE)}, not {sorted(unknown)}"
+        )
+    for label, limit in (("max_tokens", max_tokens), ("max_chars", max_chars)):
+        if limit is not None and limit < 1:
+            raise InvalidOption(label, f"{label} must be a positive number, not {limit}")
+    if timeout <= 0:
+        raise InvalidOption(
+            "timeout", f"timeout must be a positive number of seconds, not {timeout}"
+        )

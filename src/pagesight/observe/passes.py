@@ -70,9 +70,12 @@ def _repeats_name(text: Node, following: Node | None, parent_name: str) -> bool:
 
 
 def _label(node: Node) -> str | None:
-    """A container's label: its name, else its first heading or line of text."""
+    """A container's label: its name, else its first heading or line of text (for a table
+    row, the first text in its cells)."""
     if node.name:
         return node.name
+    if node.role == "row":
+        return next((n.name[:80] for n in node.walk() if n.is_text), None)
     for child in node.children:
         if child.role == "heading" or child.is_text:
             return child.name[:80]
@@ -100,6 +103,7 @@ def elements(nodes: tuple[Node, ...]) -> tuple[Element, ...]:
                     actions=actions_for(node.role, node.states),
                     offscreen=node.offscreen,
                     scroll_container=node.scroll_container,
+                    hidden_in_container=node.hidden_in_container,
                     frame=node.frame,
                     bounds=node.bounds,
                     options=node.options,

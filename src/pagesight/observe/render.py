@@ -60,7 +60,7 @@ def _element_line(el: Element, include: frozenset[str]) -> str:
         role=el.role,
         name=el.name,
         value=el.value,
-        states=_states(el.states, el.offscreen and el.scroll_container is not None),
+        states=_states(el.states, el.hidden_in_container),
         options=el.options,
         extras=_extras(el.bounds, el.href, include),
     )
@@ -127,10 +127,10 @@ def _line(
 
 
 def _marked_offscreen(node: Node) -> bool:
-    # Only content a scroll container hides is marked in the text: below the page's fold is
-    # the common case, costs tokens on every line, and actions scroll there by themselves.
+    # Only what a scroll container hides is marked in the text: below the page's fold is the
+    # common case, would cost tokens on every line, and actions scroll there by themselves.
     # Element.offscreen and the JSON say it for everything.
-    return node.offscreen and node.id is not None and node.scroll_container is not None
+    return node.hidden_in_container
 
 
 def _states(states: tuple[str, ...] | frozenset[str], offscreen: bool) -> list[str]:

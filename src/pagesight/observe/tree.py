@@ -29,6 +29,7 @@ class Node:
     bounds: Bounds | None = None
     offscreen: bool = False
     scroll_container: int | None = None
+    hidden_in_container: bool = False
     frame: str | None = None
     range: tuple[str, str] | None = None
 
@@ -73,6 +74,7 @@ def _node(item: Any, *, doc: str, frame: str | None, id_of: IdOf) -> Node:
         bounds=(bounds[0], bounds[1], bounds[2], bounds[3]) if bounds else None,
         offscreen=bool(item.get("o")),
         scroll_container=id_of(doc, scroller) if scroller is not None else None,
+        hidden_in_container=bool(item.get("hc")),
         frame=frame,
         range=(item["min"], item["max"]) if "min" in item else None,
     )

@@ -50,7 +50,7 @@
   const NAME_FROM_CONTENT = new Set([
     "button", "link", "checkbox", "radio", "tab", "menuitem", "menuitemcheckbox",
     "menuitemradio", "option", "switch", "treeitem", "heading", "cell", "columnheader",
-    "rowheader", "gridcell", "clickable", "summary",
+    "rowheader", "gridcell", "clickable", "summary", "row", "listitem",
   ]);
   const GENERIC = new Set(["generic", "none", "presentation", ""]);
   const PHRASING = new Set([
@@ -58,6 +58,12 @@
     "u", "s", "cite", "q", "font", "bdi", "bdo", "kbd", "var", "samp", "del", "ins", "dfn", "tt",
   ]);
   const NO_BOX = { x: 0, y: 0, w: 0, h: 0 };
+  const FORM_FIELD = new Set(["input", "select", "textarea"]);
+  // Roles that structure a page; a listener on them delegates for what is inside.
+  const NEVER_WEAK = new Set([
+    "navigation", "main", "banner", "contentinfo", "complementary", "region", "form", "search",
+    "list", "table", "dialog", "alertdialog", "article", "figure", "group", "toolbar", "menu", "menubar", "tablist",
+  ]);
   const MAX_NAME = 120;
   const MAX_OPTIONS = 25;
 
@@ -205,6 +211,27 @@
     return "";
   }
 
+  // A control's label from text a person cannot see but which is there to name it: an
+  // ".sr-only" span, an SVG <title>, an icon image's alt. Only aria-hidden and display:none
+  // parts are left out, as browsers do when they name an icon button.
+  function hiddenLabel(el) {
+    let out = "";
+    const walk = (n) => {
+      for (let c = n.firstChild; c; c = c.nextSibling) {
+        if (c.nodeType === TEXT) { out += c.data; continue; }
+        if (c.nodeType !== ELEMENT || c.getAttribute("aria-hidden") === "true") continue;
+        const t = c.localName;
+        if (t === "script" || t === "style" || t === "template") continue;
+        if (t === "title" && c.parentElement && c.parentElement.localName === "svg") { out += " " + c.textContent + " "; continue; }
+        if (c.ownerDocument.defaultView.getComputedStyle(c).display === "none") continue;
+        if (t === "img") { out += " " + (c.getAttribute("alt") || "") + " "; continue; }
+        out += " "; walk(c); out += " ";
+      }
+    };
+    walk(el);
+    return norm(out);
+  }
+
   function fallbackName(el, tag) {
     const title = el.getAttribute("title");
     if (title && title.trim()) return norm(title);
@@ -240,11 +267,11 @@
     return undefined;
   }
 
-  function optionsOf(el) {
+  function optionLabels(options) {
     const labels = [];
-    for (const o of el.options) {
-      if (labels.length >= MAX_OPTIONS) { labels.push(`+${el.options.length - MAX_OPTIONS} more`); break; }
-      labels.push(norm(o.label || o.text));
+    for (const o of options) {
+      if (labels.length >= MAX_OPTIONS) { labels.push(`+${options.length - MAX_OPTIONS} more`); break; }
+      labels.push(norm(o.label || o.text || o.value));
     }
     return labels;
   }
@@ -268,7 +295,7 @@
     if (tag === "summary" && el.parentElement && el.parentElement.localName === "details") {
       s.push(el.parentElement.open ? "expanded" : "collapsed");
     }
-    if ((("disabled" in el) && el.matches(":disabled")) || aria("aria-disabled") === "true" || ctx.disabled) s.push("disabled");
+    if ((("disabled" in el) && el.matches(":disabled")) || aria("aria-disabled") === "true") s.push("disabled");
     if ((tag === "input" || tag === "textarea") && el.readOnly) s.push("readonly");
     else if (aria("aria-readonly") === "true") s.push("readonly");
     if (el.required || aria("aria-required") === "true") s.push("required");
@@ -279,9 +306,9 @@
   }
 
   // --- occlusion -------------------------------------------------------------------------------
+  // Only a solid colour is certainly opaque; an image or gradient may be see-through.
   function opaqueBackground(el) {
     const st = el.ownerDocument.defaultView.getComputedStyle(el);
-    if (st.backgroundImage !== "none") return true;
     const m = /rgba?\(([^)]+)\)/.exec(st.backgroundColor);
     if (!m) return false;
     const parts = m[1].split(/[,\s/]+/).filter(Boolean);
@@ -293,36 +320,55 @@
     }
     return true;
   }
-  // True only when hit-testing says an opaque box that is not the element (nor inside it, nor
-  // around it) is painted above the whole visible part of the element.
-  function certainlyCovered(el, vis) {
-    if (vis.w < 1 || vis.h < 1) return false;
+  // What hit-testing says about the visible part ``vis`` of an element: "covered" when opaque
+  // boxes that are not the element (nor inside it, nor around it) are painted above all of
+  // it; "scrolled" when those boxes are fixed or sticky bars short of the whole viewport (a
+  // site header over content the page can scroll into view); otherwise "none".
+  function coverOf(el, vis, state) {
+    if (vis.w < 1 || vis.h < 1) return "none";
     const root = el.getRootNode();
     const hitter = root.elementFromPoint ? root : el.ownerDocument;
     const hit = hitter.elementFromPoint(vis.x + vis.w / 2, vis.y + vis.h / 2);
-    if (!hit || hit === el || el.contains(hit) || hit.contains(el)) return false;
-    if (opaqueCoverAt(hit, el, vis)) return true;
-    // Several boxes together (a dialog over part, its backdrop over the rest): every sampled
-    // point must land on an opaque box above the element.
-    const xs = [vis.x + 1, vis.x + vis.w / 2, vis.x + vis.w - 1];
-    const ys = [vis.y + 1, vis.y + vis.h / 2, vis.y + vis.h - 1];
-    for (const x of xs) {
-      for (const y of ys) {
-        const h = hitter.elementFromPoint(x, y);
-        if (!h || h === el || el.contains(h) || h.contains(el)) return false;
-        if (!opaqueCoverAt(h, el, { x, y, w: 0, h: 0 })) return false;
+    if (!hit || hit === el || el.contains(hit) || hit.contains(el)) return "none";
+    let covers = [opaqueCoverAt(hit, el, vis)];
+    if (!covers[0]) {
+      // Several boxes together (a dialog over part, its backdrop over the rest): every sampled
+      // point must land on an opaque box above the element.
+      covers = [];
+      for (const x of [vis.x + 1, vis.x + vis.w / 2, vis.x + vis.w - 1]) {
+        for (const y of [vis.y + 1, vis.y + vis.h / 2, vis.y + vis.h - 1]) {
+          const h = hitter.elementFromPoint(x, y);
+          if (!h || h === el || el.contains(h) || h.contains(el)) return "none";
+          const cover = opaqueCoverAt(h, el, { x, y, w: 0, h: 0 });
+          if (!cover) return "none";
+          covers.push(cover);
+        }
       }
     }
-    return true;
+    const view = el.ownerDocument.defaultView;
+    const bar = (c) => {
+      const r = c.getBoundingClientRect();
+      const spansView = r.width >= view.innerWidth - 1 && r.height >= view.innerHeight - 1;
+      return !spansView && pinned(c);
+    };
+    return state.scroller === null && covers.every(bar) ? "scrolled" : "covered";
   }
-  // An opaque box at or above ``hit`` (but not around the element) that spans ``area``.
+  // Is this box (or a box it moves with) fixed or sticky, so it stays while the page scrolls?
+  function pinned(el) {
+    for (let e = el; e && e.nodeType === ELEMENT; e = e.parentElement) {
+      const pos = e.ownerDocument.defaultView.getComputedStyle(e).position;
+      if (pos === "fixed" || pos === "sticky") return true;
+    }
+    return false;
+  }
+  // The opaque box at or above ``hit`` (but not around the element) that spans ``area``.
   function opaqueCoverAt(hit, el, area) {
     for (let c = hit; c && c.nodeType === ELEMENT && !c.contains(el); c = c.parentElement) {
       const r = c.getBoundingClientRect();
       if (!contains({ x: r.left, y: r.top, w: r.width, h: r.height }, area)) continue;
-      if (opaqueBackground(c) && fullyOpaque(c)) return true;
+      if (opaqueBackground(c) && fullyOpaque(c)) return c;
     }
-    return false;
+    return null;
   }
 
   // --- the walk ------------------------------------------------------------------------------------
@@ -389,30 +435,74 @@
     return norm(parts.join(" "));
   }
 
-  function hasActionable(items) {
-    for (const it of items) if (it && typeof it === "object" && (it.i !== undefined || (it.c && hasActionable(it.c)))) return true;
-    return false;
-  }
   function countActionable(items) {
     let n = 0;
     for (const it of items) if (it && typeof it === "object") n += (it.i !== undefined ? 1 : 0) + (it.c ? countActionable(it.c) : 0);
     return n;
   }
 
+  // --- the walk: one element -------------------------------------------------------------------
+  // Every element passes the same steps, in the order the design names them: is it drawn
+  // (appearance), what is it (classify), what does it establish for its children (childContext),
+  // what is inside, is it covered, and what node it becomes (the emit functions).
+
   function walkElement(el, ctx, out) {
     const tag = el.localName;
-    if (SKIP.has(tag)) return;
-    if (el.inert) return;
-    const view = el.ownerDocument.defaultView;
-    const style = view.getComputedStyle(el);
-    const display = style.display;
-    if (display === "none") return;
-    if (tag === "option" || tag === "optgroup") return; // read through their select
-    const opacity = style.opacity;
-    const isToggle = tag === "input" && (el.type === "checkbox" || el.type === "radio");
-    if (opacity === "0" && !isToggle) return;
-    const invisible = style.visibility !== "visible";
+    if (SKIP.has(tag) || tag === "option" || tag === "optgroup" || el.inert) return;
+    if (ctx.modal && !ctx.inModal && el !== ctx.modal && !containsComposed(el, ctx.modal)) return;
+    const style = el.ownerDocument.defaultView.getComputedStyle(el);
+    const look = appearance(el, tag, style, ctx);
+    if (look === null) return;
+    const kind = classify(el, tag, style, look, ctx);
+    if (kind === null) return;
+    if (tag === "iframe" || tag === "frame") {
+      walkFrame(el, look, ctx, out);
+      return;
+    }
+    const child = childContext(el, tag, style, look, kind, ctx);
+    let content = [];
+    const ownText = !FORM_FIELD.has(tag) && walkChildren(el, child, content);
+    if (tag === "label" && el.control) {
+      emitLabel(el, content, look, ctx, out);
+      return;
+    }
+    let items = tidy(content);
+    if (kind.weak && (countActionable(items) >= 3 || (look.box.w * look.box.h > 0.5 * ctx.viewArea && countActionable(items) > 0))) {
+      kind.weak = false; // an event-delegation root for a region, not a control
+      if (kind.role === "clickable") kind.role = "";
+    }
+    const actionable = kind.strong || kind.weak || child.scrollerId !== null;
+    const shown = !look.invisible && !look.noBox && look.box.w >= 1 && look.box.h >= 1;
 
+    // Occlusion, by hit-testing; an element that lets the pointer through cannot be tested.
+    const speaks = actionable || kind.role === "heading" || kind.role === "img" || ownText;
+    if (speaks && shown && look.onscreen && style.pointerEvents !== "none") {
+      const cover = coverOf(el, inter(look.box, look.state.clip), look.state);
+      if (cover === "scrolled") look.onscreen = false; // under a fixed header: scroll to see it
+      else if (cover === "covered") {
+        if (actionable || kind.role === "heading" || kind.role === "img") return;
+        const objects = (x) => typeof x !== "string";
+        items = items.filter(objects);
+        content = content.filter(objects);
+      }
+    }
+
+    if ((kind.strong || kind.weak) && shown) emitControl(el, tag, style, look, kind, child, items, ctx, out);
+    else if (actionable && !shown) spliceInto(out, content, look.display); // only its visible insides count
+    else if (kind.role === "heading") emitHeading(el, tag, look, items, content, ctx, out);
+    else if (kind.role === "img") emitImage(el, tag, look, ctx, out);
+    else if (child.scrollerId !== null || (kind.role && !GENERIC.has(kind.role))) emitContainer(el, tag, look, kind, child, items, ctx, out);
+    else return emitGeneric(el, look, items, content, ownText, out);
+  }
+
+  // Style and geometry: null when a person cannot see the element or anything inside it.
+  function appearance(el, tag, style, ctx) {
+    const display = style.display;
+    if (display === "none") return null;
+    // A transparent native control laid over its visible label or box is what the pointer hits.
+    const transparent = style.opacity === "0";
+    if (transparent && !(FORM_FIELD.has(tag) && tag !== "textarea")) return null;
+    const invisible = style.visibility !== "visible";
     const pos = style.position;
     const state = pos === "fixed" ? ctx.fixedState : pos === "absolute" ? ctx.absState : ctx.state;
     const cursor = style.cursor;
@@ -422,233 +512,292 @@
     // A plain phrasing element (a <b> in a paragraph) shares its parent's box and fate, so its
     // geometry is skipped: on text-heavy pages that is most of the elements.
     const phrasing = display === "inline" && PHRASING.has(tag) && !el.hasAttribute("role") &&
-      !el.hasAttribute("tabindex") && !el.hasAttribute("onclick") && !hooksOf(view).clickTargets.has(el) &&
-      !(cursor === "pointer" && !ctx.parentPointer) && !el.isContentEditable;
+      !el.hasAttribute("tabindex") && !hasClickHandler(el) && !(cursor === "pointer" && !ctx.parentPointer) &&
+      !el.isContentEditable;
     let box = NO_BOX;
     if (!phrasing) {
       const r = el.getBoundingClientRect();
       box = { x: r.left, y: r.top, w: r.width, h: r.height };
     }
-    const noBox = phrasing || display === "contents" || (box.w === 0 && box.h === 0 && !clips);
-
+    const zero = box.w === 0 && box.h === 0;
+    if (zero && !phrasing && display !== "contents" && style.transform !== "none") return null; // scale(0)
+    const noBox = phrasing || display === "contents" || (zero && !clips);
     if (!noBox) {
       // Visually hidden patterns: a 1-px clipped box, a clip rect or inset clip-path.
-      if ((box.w <= 1 || box.h <= 1) && clips) return;
+      if ((box.w <= 1 || box.h <= 1) && clips) return null;
       if (pos === "absolute" || pos === "fixed") {
         const clip = style.clip;
-        if (clip !== "auto" && (box.w <= 1 || box.h <= 1 || /rect\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\)/.test(clip))) return;
+        if (clip !== "auto" && (box.w <= 1 || box.h <= 1 || /rect\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\)/.test(clip))) return null;
         const cp = style.clipPath;
-        if (cp !== "none" && /^inset\((50|100)%/.test(cp)) return;
+        if (cp !== "none" && /^inset\((50|100)%/.test(cp)) return null;
       }
       // Clipped away: outside everything any scrolling could reveal.
-      if (box.w >= 1 && box.h >= 1 && !meets(box, state.reach)) return;
+      if (box.w >= 1 && box.h >= 1 && !meets(box, state.reach)) return null;
     }
-
-    const inClickable = ctx.inClickable;
-    let role = roleOf(el, tag);
-    if (role === "presentation" || role === "none" || role === "generic") role = "";
-    if (role === null) return; // <input type=hidden>
-
-    // Is it something a person can act on?
-    let strong = false;
-    if (role && INTERACTIVE_ROLES.has(role)) strong = true;
-    if (tag === "a" && el.hasAttribute("href")) strong = true;
-    if (tag === "button" || tag === "select" || tag === "textarea" || tag === "summary" || (tag === "input" && role)) strong = true;
-    const editable = el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable);
-    if (editable) { strong = true; if (!role) role = "textbox"; }
-    if (tag === "video" || tag === "audio") strong = strong || el.controls;
-    let weak = false;
-    if (!strong) {
-      const ti = el.getAttribute("tabindex");
-      if (ti !== null && parseInt(ti, 10) >= 0) weak = true;
-      else if (el.hasAttribute("onclick") || hooksOf(view).clickTargets.has(el)) weak = true;
-      else if (cursor === "pointer" && !ctx.parentPointer) weak = true;
-      if (weak && (tag === "body" || tag === "html" || tag === "label" || inClickable)) weak = false;
-    }
-
     const onscreen = !noBox && box.w >= 1 && box.h >= 1 && meets(box, state.clip);
+    return { display, invisible, pos, state, cursor, overflow, clips, phrasing, box, noBox, onscreen, transparent };
+  }
 
-    // Child context: clipping and scrolling established by this element.
+  function hasClickHandler(el) {
+    return typeof el.onclick === "function" || hooksOf(el.ownerDocument.defaultView).clickTargets.has(el);
+  }
+
+  // Role and interactivity: strong (a real control) or weak (acts as one: a listener, a
+  // pointer cursor, a tabindex). Null for what is never rendered (<input type=hidden>).
+  function classify(el, tag, style, look, ctx) {
+    let role = roleOf(el, tag);
+    if (role === null) return null;
+    if (role === "presentation" || role === "none" || role === "generic") role = "";
+    let strong = Boolean(role && INTERACTIVE_ROLES.has(role));
+    if ((tag === "a" && el.hasAttribute("href")) || tag === "button" || tag === "select" || tag === "textarea" ||
+        tag === "summary" || (tag === "input" && role)) strong = true;
+    if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) {
+      strong = true;
+      if (!role) role = "textbox";
+    }
+    if ((tag === "video" || tag === "audio") && el.controls) strong = true;
+    let weak = false;
+    if (!strong && !ctx.inClickable && !NEVER_WEAK.has(role) && tag !== "body" && tag !== "html" && tag !== "label") {
+      const ti = el.getAttribute("tabindex");
+      weak = (ti !== null && parseInt(ti, 10) >= 0) || hasClickHandler(el) ||
+        (look.cursor === "pointer" && !ctx.parentPointer);
+      if (weak && !role) role = "clickable";
+    }
+    return { role, strong, weak };
+  }
+
+  // What this element establishes for its children: clipping, scrolling, containing blocks.
+  function childContext(el, tag, style, look, kind, ctx) {
+    const { box, state } = look;
     let inner = state;
     let scrollerId = null;
-    if (clips && !noBox && tag !== "html" && tag !== "body") {
-      const [overflowX, overflowY = overflowX] = overflow.split(" ");
+    // (The page's own scrolling, through <html> or <body>, is the page state's business.)
+    if (look.clips && !look.noBox && tag !== "html" && tag !== "body") {
+      const [overflowX, overflowY = overflowX] = look.overflow.split(" ");
       const pad = { x: box.x + el.clientLeft, y: box.y + el.clientTop, w: el.clientWidth, h: el.clientHeight };
       const scrollX = (overflowX === "auto" || overflowX === "scroll") && el.scrollWidth > el.clientWidth + 1;
       const scrollY = (overflowY === "auto" || overflowY === "scroll") && el.scrollHeight > el.clientHeight + 1;
       if (scrollX || scrollY) {
         scrollerId = localId(el);
+        let x = pad.x;
+        if (scrollX) {
+          // Right-to-left content overflows to the left (and scrollLeft runs negative there).
+          x = style.direction === "rtl" ? pad.x + pad.w - el.scrollLeft - el.scrollWidth : pad.x - el.scrollLeft;
+        }
         const area = {
-          x: scrollX ? pad.x - el.scrollLeft : pad.x, y: scrollY ? pad.y - el.scrollTop : pad.y,
+          x, y: scrollY ? pad.y - el.scrollTop : pad.y,
           w: scrollX ? el.scrollWidth : pad.w, h: scrollY ? el.scrollHeight : pad.h,
         };
-        inner = { clip: inter(state.clip, pad), reach: area, scroller: scrollerId };
+        inner = { clip: inter(state.clip, pad), reach: area, scroller: scrollerId, view: pad };
       } else {
-        inner = { clip: inter(state.clip, pad), reach: inter(state.reach, pad), scroller: state.scroller };
+        inner = { clip: inter(state.clip, pad), reach: inter(state.reach, pad), scroller: state.scroller, view: state.view };
       }
     }
     // A transform makes a containing block even for fixed descendants; only parents matter.
-    const transformed = el.firstElementChild !== null && !phrasing && style.transform !== "none";
-    const positioned = pos !== "static" || transformed;
-    const childCtx = {
+    const transformed = el.firstElementChild !== null && !look.phrasing && style.transform !== "none";
+    const positioned = look.pos !== "static" || transformed;
+    return {
       state: inner,
       absState: positioned ? inner : ctx.absState,
       fixedState: transformed ? inner : ctx.fixedState,
-      invisible,
+      scrollerId,
+      invisible: look.invisible,
       // Inside a real control, listener-only descendants are part of it; under a weak one we
       // cannot know yet (it may turn out to be a delegation root), so that is settled after.
-      inClickable: inClickable || strong,
-      parentPointer: cursor === "pointer",
+      inClickable: ctx.inClickable || kind.strong,
+      parentPointer: look.cursor === "pointer",
       ariaHidden: ctx.ariaHidden || el.getAttribute("aria-hidden") === "true",
-      disabled: ctx.disabled || (tag === "fieldset" && el.disabled),
-      active: ctx.active, doc: ctx.doc, frames: ctx.frames, offset: ctx.offset, viewArea: ctx.viewArea,
+      inModal: ctx.inModal || el === ctx.modal,
+      modal: ctx.modal,
+      active: ctx.active, frames: ctx.frames, offset: ctx.offset, viewArea: ctx.viewArea,
     };
+  }
 
-    // Frames: same-origin ones are walked inline; others leave a placeholder for Python.
-    if (tag === "iframe" || tag === "frame") {
-      if (invisible || noBox || (onscreen && certainlyCovered(el, inter(box, state.clip)))) return;
-      const node = { r: "iframe", n: el.getAttribute("title") || el.getAttribute("name") || "", i: localId(el) };
-      finishElement(node, el, box, state, onscreen, ctx);
-      let doc = null;
-      try { doc = el.contentDocument; } catch (e) { doc = null; }
-      const offX = ctx.offset.x + box.x + el.clientLeft, offY = ctx.offset.y + box.y + el.clientTop;
-      if (doc && doc.documentElement) {
-        node.fu = doc.URL;
-        const fv = { x: 0, y: 0, w: el.clientWidth, h: el.clientHeight };
-        const frameState = pageState(doc, fv);
-        node.c = tidy(walkDocument(doc, { state: frameState, absState: frameState, fixedState: { clip: fv, reach: fv, scroller: null }, offset: { x: offX, y: offY }, frames: ctx.frames }));
-      } else {
-        node.fk = ctx.frames.length;
-        node.co = [offX, offY];
-        ctx.frames.push(el);
-      }
-      out.push(node);
-      return;
+  // Frames: same-origin ones are walked inline; others leave a placeholder for Python.
+  function walkFrame(el, look, ctx, out) {
+    const { box, state } = look;
+    if (look.invisible || look.noBox) return;
+    if (look.onscreen && coverOf(el, inter(box, state.clip), state) === "covered") return;
+    const node = { r: "iframe", n: el.getAttribute("title") || el.getAttribute("name") || "", i: localId(el) };
+    finishElement(node, look, ctx);
+    let doc = null;
+    try { doc = el.contentDocument; } catch (e) { doc = null; }
+    const offX = ctx.offset.x + box.x + el.clientLeft, offY = ctx.offset.y + box.y + el.clientTop;
+    if (doc && doc.documentElement) {
+      node.fu = doc.URL;
+      const fv = { x: 0, y: 0, w: el.clientWidth, h: el.clientHeight };
+      const frameState = pageState(doc, fv);
+      node.c = tidy(walkDocument(doc, {
+        state: frameState, absState: frameState, fixedState: { clip: fv, reach: fv, scroller: null, view: fv },
+        offset: { x: offX, y: offY }, frames: ctx.frames,
+      }));
+      // The frame's own viewport knows nothing of the page around it: where the frame is off
+      // screen or inside a scroll container, so is everything in it.
+      inheritPlacement(node.c, !look.onscreen, state.scroller);
+    } else {
+      node.fk = ctx.frames.length;
+      node.co = [offX, offY];
+      ctx.frames.push(el);
     }
+    out.push(node);
+  }
 
-    let content = [];
-    const ownText = tag !== "select" && tag !== "textarea" && tag !== "input" && walkChildren(el, childCtx, content);
+  function inheritPlacement(items, offscreen, scroller) {
+    for (const it of items) {
+      if (typeof it !== "object") continue;
+      if (it.i !== undefined) {
+        if (offscreen) it.o = 1;
+        if (it.sc === undefined && scroller !== null && scroller !== undefined) it.sc = scroller;
+      }
+      if (it.c) inheritPlacement(it.c, offscreen, scroller);
+    }
+  }
 
-    // A <label> of a visible control: its text is that control's name, not separate text.
-    if (tag === "label" && el.control) {
-      const cst = el.control.ownerDocument.defaultView.getComputedStyle(el.control);
-      if (cst.display !== "none") {
-        spliceInto(out, content.filter((x) => typeof x !== "string"), display);
+  // A <label>: its text names its control. When the control itself is visually hidden (a
+  // custom checkbox, a Bootstrap btn-check) the label is what a person sees and clicks, so
+  // the control is emitted here, in the label's place.
+  function emitLabel(el, content, look, ctx, out) {
+    const control = el.control;
+    if (!el.contains(control) && !look.invisible && !look.noBox && look.box.w >= 1 && visuallyHidden(control, ctx)) {
+      const tag = control.localName;
+      const style = control.ownerDocument.defaultView.getComputedStyle(control);
+      const kind = { role: roleOf(control, tag) || "textbox", strong: true, weak: false };
+      const controlLook = { ...look, transparent: true };
+      const node = controlNode(control, tag, style, controlLook, kind, null, [], ctx, labelText(el));
+      if (node) {
+        spliceInto(out, content.filter((x) => typeof x !== "string"), look.display);
+        out.push(node);
         return;
       }
     }
+    if (el.contains(control) || !visuallyHidden(control, ctx) || control.ownerDocument.defaultView.getComputedStyle(control).display !== "none") {
+      spliceInto(out, content.filter((x) => typeof x !== "string"), look.display);
+      return;
+    }
+    spliceInto(out, content, look.display);
+  }
 
-    let items = tidy(content);
-    if (weak && !role && (countActionable(items) >= 3 || (box.w * box.h > 0.5 * ctx.viewArea && hasActionable(items)))) {
-      weak = false; // an event-delegation root for a region, not a control
-    }
-    const actionable = strong || weak || scrollerId !== null;
-    if (weak && !role) role = "clickable";
+  // Would the walk drop this control for how it looks (not for where it is)?
+  function visuallyHidden(control, ctx) {
+    const style = control.ownerDocument.defaultView.getComputedStyle(control);
+    if (style.display === "none" || style.visibility !== "visible") return true;
+    const look = appearance(control, control.localName, style, ctx);
+    return look === null || look.box.w < 2 || look.box.h < 2;
+  }
 
-    const selfVisible = !invisible && !noBox && box.w >= 1 && box.h >= 1;
-    // Hit-testing cannot see an element that lets the pointer through; keep it when unsure.
-    const speaks = actionable || role === "heading" || role === "img" || ownText;
-    if (speaks && selfVisible && onscreen && style.pointerEvents !== "none" && certainlyCovered(el, inter(box, state.clip))) {
-      if (actionable || role === "heading" || role === "img") return; // all of it is under the cover
-      const objects = (x) => typeof x !== "string";
-      items = items.filter(objects);
-      content = content.filter(objects);
-    }
+  function emitControl(el, tag, style, look, kind, child, items, ctx, out) {
+    const node = controlNode(el, tag, style, look, kind, child.scrollerId, items, ctx, "");
+    if (node) out.push(node);
+  }
 
-    if ((strong || weak) && selfVisible) {
-      let name = externalName(el, tag);
-      const fromContent = NAME_FROM_CONTENT.has(role) || role === "clickable" || tag === "summary";
-      // The outermost clickable speaks for the listener-only ones inside it.
-      if (weak) items = items.map((x) => (typeof x === "object" && x.r === "clickable" ? x.n || "" : x));
-      let children = items;
-      if (!name && fromContent) {
-        name = flatText(items);
-        children = items.filter((x) => typeof x === "object" && x.i !== undefined && x.r !== "img");
-      } else if (fromContent) {
-        children = items.filter((x) => typeof x === "object" && x.i !== undefined);
-      }
-      if (!name) name = fallbackName(el, tag);
-      const node = { r: role, n: cap(name, MAX_NAME), i: localId(el) };
-      const v = valueOf(el, tag, role);
-      if (v !== undefined) node.v = cap(v, 400);
-      if (tag === "select") node.opts = optionsOf(el);
-      if (tag === "input" && el.type === "range") { node.min = el.min || "0"; node.max = el.max || "100"; }
-      const st = statesOf(el, tag, ctx);
-      if (st.length) node.s = st;
-      if (wantHref && tag === "a" && el.href) node.h = el.href; // resolving URLs is not free
-      if (scrollerId !== null) pushState(node, "scrollable");
-      if (children.length) node.c = children;
-      finishElement(node, el, box, state, onscreen, ctx);
-      out.push(node);
-      return;
-    }
-    if (actionable && !selfVisible) {
-      // An invisible scroll container or control (visibility:hidden parent): only its
-      // visible descendants count.
-      spliceInto(out, content, display);
-      return;
-    }
+  function controlNode(el, tag, style, look, kind, scrollerId, items, ctx, labelName) {
+    const role = kind.role;
+    let name = labelName || externalName(el, tag);
+    const fromContent = NAME_FROM_CONTENT.has(role) || tag === "summary";
+    // The outermost clickable speaks for the listener-only ones inside it.
+    if (kind.weak) items = items.map((x) => (typeof x === "object" && x.r === "clickable" ? x.n || "" : x));
+    // A real control is named as browsers name it, hidden label text included ("Cart (3
+    // items)", an icon button's ".sr-only" text); a clickable by what it shows.
+    if (!name && fromContent) name = (kind.strong ? hiddenLabel(el) : "") || flatText(items);
+    if (!name) name = fallbackName(el, tag);
+    if (!name && tag === "a") name = cap(el.getAttribute("href") || "", 60); // an unlabelled image link
+    if (!name && look.transparent && el.parentElement) name = cap(norm(el.parentElement.innerText || ""), 80);
+    const node = { r: role, n: cap(name, MAX_NAME), i: localId(el) };
+    const v = valueOf(el, tag, role);
+    if (v !== undefined) node.v = cap(v, 400);
+    const options = tag === "select" ? el.options : tag === "input" && el.list ? el.list.options : null;
+    if (options) node.opts = optionLabels(options);
+    if (tag === "input" && el.type === "range") { node.min = el.min || "0"; node.max = el.max || "100"; }
+    const st = statesOf(el, tag, ctx);
+    if (st.length) node.s = st;
+    if (wantHref && tag === "a" && el.href) node.h = el.href; // resolving URLs is not free
+    if (scrollerId !== null) pushState(node, "scrollable");
+    // Inside a control only other controls are kept; its text is its name (or its value).
+    const children = items.filter((x) => typeof x === "object" && x.i !== undefined && x.r !== "img");
+    if (children.length) node.c = children;
+    finishElement(node, look, ctx);
+    return node;
+  }
 
-    // Not a control: structure and content.
-    if (role === "heading") {
-      const name = externalName(el, tag) || flatText(items);
-      if (!name || invisible) { spliceInto(out, content.filter((x) => typeof x === "object"), display); return; }
-      const node = { r: "heading", n: cap(name, 300), lv: parseInt(el.getAttribute("aria-level") || tag.slice(1), 10) || 2 };
-      const nested = items.filter((x) => typeof x === "object" && hasActionable([x]));
-      if (nested.length) node.c = nested;
-      finishElement(node, el, box, state, onscreen, ctx);
-      out.push(node);
+  function emitHeading(el, tag, look, items, content, ctx, out) {
+    const name = externalName(el, tag) || flatText(items);
+    if (!name || look.invisible) {
+      spliceInto(out, content.filter((x) => typeof x === "object"), look.display);
       return;
     }
-    if (role === "img") {
-      if (invisible || noBox) return;
-      const name = externalName(el, tag);
-      if (!name) return;
-      const node = { r: "img", n: cap(name, MAX_NAME) };
-      finishElement(node, el, box, state, onscreen, ctx);
-      out.push(node);
-      return;
+    const node = { r: "heading", n: cap(name, 300), lv: parseInt(el.getAttribute("aria-level") || tag.slice(1), 10) || 2 };
+    const nested = items.filter((x) => typeof x === "object" && countActionable([x]) > 0);
+    if (nested.length) node.c = nested;
+    out.push(node);
+  }
+
+  function emitImage(el, tag, look, ctx, out) {
+    if (look.invisible || look.noBox) return;
+    const name = externalName(el, tag);
+    if (name) out.push({ r: "img", n: cap(name, MAX_NAME) });
+  }
+
+  function emitContainer(el, tag, look, kind, child, items, ctx, out) {
+    if (!items.length || (tag === "dialog" && !el.open)) return;
+    const node = { r: kind.role || "group", c: items };
+    const name = externalName(el, tag);
+    if (name) node.n = cap(name, MAX_NAME);
+    if (child.scrollerId !== null) {
+      node.i = child.scrollerId;
+      pushState(node, "scrollable");
+      finishElement(node, look, ctx);
     }
-    if (scrollerId !== null || (role && !GENERIC.has(role))) {
-      if (!items.length) return;
-      const node = { r: role || "group", c: items };
-      const name = externalName(el, tag);
-      if (name) node.n = cap(name, MAX_NAME);
-      if (role === "dialog" && tag === "dialog" && !el.open) return;
-      if (scrollerId !== null) { node.i = scrollerId; pushState(node, "scrollable"); }
-      if (ctx.ariaHidden || el.getAttribute("aria-hidden") === "true") pushState(node, "aria-hidden");
-      finishElement(node, el, box, state, onscreen, ctx);
-      out.push(node);
-      return;
-    }
-    // A generic wrapper that ties text to its own controls (a card with its Edit button) is kept
-    // as a group; other generic wrappers dissolve into their parent.
-    // (A paragraph with an inline link is not such a wrapper: its content has no blocks.)
-    if (items.length > 1 && !INLINE_DISPLAY.has(display) && content.includes(BREAK) && hasActionable(items) && items.some((x) => typeof x === "string" || (x.r === "heading")) && siblingsRepeat(el)) {
+    if (ctx.ariaHidden || el.getAttribute("aria-hidden") === "true") pushState(node, "aria-hidden");
+    out.push(node);
+  }
+
+  // A generic wrapper: a card that ties text to its own controls stays a group; a block of
+  // prose with inline controls stays one paragraph; anything else dissolves into its parent.
+  // Returns true when its text counts as its parent's own (for the parent's cover check).
+  function emitGeneric(el, look, items, content, ownText, out) {
+    const block = !INLINE_DISPLAY.has(look.display);
+    const hasBlocks = content.includes(BREAK);
+    if (block && hasBlocks && items.length > 1 && countActionable(items) > 0 &&
+        items.some((x) => typeof x === "string" || x.r === "heading") && siblingsRepeat(el)) {
       const node = { r: "group", c: items };
       const aria = el.getAttribute("aria-label");
       if (aria) node.n = norm(aria);
       out.push(node);
-      return;
+      return false;
     }
-    // A block of prose with inline controls (a paragraph with links) stays one unit, so it
-    // can be read as one line: "Mozilla is a [13] link "free-software" community…".
-    if (!INLINE_DISPLAY.has(display) && !content.includes(BREAK) && items.length > 1 &&
-        items.some((x) => typeof x === "string") &&
+    if (block && !hasBlocks && items.length > 1 && items.some((x) => typeof x === "string") &&
         items.every((x) => typeof x === "string" || (x.i !== undefined && !x.c))) {
       out.push(BREAK, { r: "paragraph", c: items }, BREAK);
-      return;
+      return false;
     }
-    spliceInto(out, content, display);
-    return phrasing && ownText; // its text is its parent's own text, for the cover check
+    spliceInto(out, content, look.display);
+    return look.phrasing && ownText;
   }
 
-  // A wrapper's siblings with the same tag and class: the repeated shape of cards and rows.
+  // The repeated shape of cards and rows: siblings with the same tag and the same non-empty
+  // class, or (classless) the same inner structure.
   function siblingsRepeat(el) {
-    const cls = el.className;
+    const cls = typeof el.className === "string" ? el.className : "";
     for (const sib of [el.previousElementSibling, el.nextElementSibling]) {
-      if (sib && sib.localName === el.localName && sib.className === cls) return true;
+      if (!sib || sib.localName !== el.localName) continue;
+      if (cls) {
+        if (sib.className === cls) return true;
+      } else if (!sib.className && sib.childElementCount === el.childElementCount && el.childElementCount > 1 &&
+                 sameShape(sib, el)) {
+        return true;
+      }
     }
+    return false;
+  }
+  function sameShape(a, b) {
+    for (let x = a.firstElementChild, y = b.firstElementChild; x && y; x = x.nextElementSibling, y = y.nextElementSibling) {
+      if (x.localName !== y.localName || x.className !== y.className) return false;
+    }
+    return true;
+  }
+
+  function containsComposed(ancestor, node) {
+    for (let n = node; n; n = n.parentNode || n.host) if (n === ancestor) return true;
     return false;
   }
 
@@ -664,14 +813,18 @@
     if (block) out.push(BREAK);
   }
 
-  // Geometry only where someone will use it: on what can be acted on.
-  function finishElement(node, el, box, state, onscreen, ctx) {
-    if (node.i === undefined) return;
+  // Geometry and placement, on what can be acted on: its box (top-level viewport px), whether
+  // it is off screen, its scroll container, and whether that container hides it now.
+  function finishElement(node, look, ctx) {
+    const { box, state } = look;
     node.b = [
       Math.round(box.x + ctx.offset.x), Math.round(box.y + ctx.offset.y), Math.round(box.w), Math.round(box.h),
     ];
-    if (!onscreen) node.o = 1;
-    if (state.scroller !== null && state.scroller !== undefined) node.sc = state.scroller;
+    if (!look.onscreen) node.o = 1;
+    if (state.scroller !== null && state.scroller !== undefined) {
+      node.sc = state.scroller;
+      if (box.w >= 1 && box.h >= 1 && !meets(box, state.view)) node.hc = 1;
+    }
   }
 
   function deepActive(doc) {
@@ -686,27 +839,44 @@
 
   // The page itself: visible now = the viewport; reachable = the document's scrollable area
   // (content at negative coordinates cannot be scrolled to).
+  // The page itself: visible now = the viewport; reachable = the document's scrollable area
+  // (content before the scroll origin cannot be scrolled to). Where <html> keeps its
+  // overflow hidden and <body> scrolls instead, the body's scroll area is the page's.
   function pageState(doc, viewport) {
-    const se = doc.scrollingElement || doc.documentElement;
     const view = doc.defaultView;
-    const hst = view.getComputedStyle(doc.documentElement), bst = doc.body ? view.getComputedStyle(doc.body) : hst;
-    const lockedY = hst.overflowY === "hidden" || hst.overflowY === "clip" || bst.overflowY === "hidden" && hst.overflowY === "visible";
-    const lockedX = hst.overflowX === "hidden" || hst.overflowX === "clip" || bst.overflowX === "hidden" && hst.overflowX === "visible";
+    const html = doc.documentElement, body = doc.body;
+    const hst = view.getComputedStyle(html), bst = body ? view.getComputedStyle(body) : hst;
+    const rtl = hst.direction === "rtl";
+    const scrolls = (o) => o === "auto" || o === "scroll";
+    const bodyScrolls = body && hst.overflowY !== "visible" && scrolls(bst.overflowY) && body.scrollHeight > body.clientHeight + 1;
+    if (bodyScrolls) {
+      const r = body.getBoundingClientRect();
+      const reach = { x: r.left - body.scrollLeft, y: r.top + body.clientTop - body.scrollTop, w: body.scrollWidth, h: body.scrollHeight };
+      return { clip: viewport, reach, scroller: null, view: viewport };
+    }
+    const se = doc.scrollingElement || html;
+    const lockedY = hst.overflowY === "hidden" || hst.overflowY === "clip" || (bst.overflowY === "hidden" && hst.overflowY === "visible");
+    const lockedX = hst.overflowX === "hidden" || hst.overflowX === "clip" || (bst.overflowX === "hidden" && hst.overflowX === "visible");
+    const width = lockedX ? viewport.w : Math.max(se.scrollWidth, viewport.w);
+    // Right-to-left pages overflow to the left; scrollLeft runs from 0 down to negative.
+    const x = lockedX ? 0 : rtl ? viewport.w - se.scrollLeft - width : -se.scrollLeft;
     const reach = {
-      x: lockedX ? 0 : -se.scrollLeft, y: lockedY ? 0 : -se.scrollTop,
-      w: lockedX ? viewport.w : Math.max(se.scrollWidth, viewport.w),
+      x, y: lockedY ? 0 : -se.scrollTop, w: width,
       h: lockedY ? viewport.h : Math.max(se.scrollHeight, viewport.h),
     };
-    return { clip: viewport, reach, scroller: null };
+    return { clip: viewport, reach, scroller: null, view: viewport };
   }
 
   function walkDocument(doc, ctx) {
     const view = doc.defaultView;
     const vw = view.innerWidth, vh = view.innerHeight;
+    let modal = null;
+    try { modal = doc.querySelector(":modal"); } catch (e) { modal = null; } // a dialog opened with showModal()
     const full = {
       state: ctx.state, absState: ctx.absState, fixedState: ctx.fixedState,
-      invisible: false, inClickable: false, parentPointer: false, ariaHidden: false, disabled: false,
-      active: deepActive(doc), doc, frames: ctx.frames, offset: ctx.offset, viewArea: vw * vh,
+      invisible: false, inClickable: false, parentPointer: false, ariaHidden: false,
+      modal, inModal: false,
+      active: deepActive(doc), frames: ctx.frames, offset: ctx.offset, viewArea: vw * vh,
     };
     const out = [];
     const root = doc.body || doc.documentElement;
@@ -723,7 +893,10 @@
     const viewport = { x: 0, y: 0, w: vw, h: vh };
     const st = pageState(doc, viewport);
     frameEls.length = 0;
-    const tree = tidy(walkDocument(doc, { state: st, absState: st, fixedState: { clip: viewport, reach: viewport, scroller: null }, offset: { x: 0, y: 0 }, frames: frameEls }));
+    const tree = tidy(walkDocument(doc, {
+      state: st, absState: st, fixedState: { clip: viewport, reach: viewport, scroller: null, view: viewport },
+      offset: { x: 0, y: 0 }, frames: frameEls,
+    }));
     return {
       doc: docToken,
       url: doc.URL,
@@ -736,13 +909,32 @@
     };
   }
 
+  // The observation as JSON, safe from pages that patch toJSON onto built-in prototypes (old
+  // Prototype.js code does, and JSON.stringify would then garble every array).
+  const stringify = JSON.stringify;
+  function observeJSON(opts) {
+    const protos = [Array.prototype, Object.prototype, String.prototype, Number.prototype];
+    const saved = protos.map((p) => Object.getOwnPropertyDescriptor(p, "toJSON"));
+    protos.forEach((p, i) => { if (saved[i]) delete p.toJSON; });
+    try {
+      return stringify(observe(opts));
+    } finally {
+      protos.forEach((p, i) => { if (saved[i]) Object.defineProperty(p, "toJSON", saved[i]); });
+    }
+  }
+
+  // A closed shadow root found through CDP (the hooks were installed too late to see it).
+  function registerShadowRoot(root) {
+    hooksOf(root.host.ownerDocument.defaultView).closedRoots.set(root.host, root);
+  }
+
   function elementById(id) {
     const ref = byId.get(id);
     const el = ref && ref.deref();
     return el && el.isConnected ? el : null;
   }
 
-  const api = { observe, elementById, frameElement: (k) => frameEls[k] || null, docToken };
+  const api = { observe, observeJSON, elementById, registerShadowRoot, frameElement: (k) => frameEls[k] || null, docToken };
   Object.defineProperty(globalThis, KEY, { value: api, enumerable: false });
   return api;
 })();
