@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from conftest import StaticServer
-from pagesight import Browser, Observation, Page, PagesightError, RuntimeFailure
+from pagesight import Browser, Observation, Page, PagesightError, PageUnresponsive
 from pagesight.aio import AsyncBrowser
 from support import absent, named, one
 
@@ -306,7 +306,7 @@ def test_busy_renderer_fails_the_observation_instead_of_hanging(server: StaticSe
             page = await asyncio.wait_for(browser.open(url), 20)
             await asyncio.sleep(0.3)  # the loop starts 50 ms after load
             start = time.monotonic()
-            with pytest.raises(RuntimeFailure):
+            with pytest.raises(PageUnresponsive):
                 await asyncio.wait_for(page.observe(timeout=3), 20)  # a hang fails, not blocks
             assert time.monotonic() - start < 10
         finally:

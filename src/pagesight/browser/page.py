@@ -33,6 +33,7 @@ class AsyncPage:
         self._pending: set[Request] = set()
         self._crashed = False
         self._gone = asyncio.Event()  # set when the renderer crashes or the page closes
+        self._unresponsive = False  # a walk timed out: its renderer may never answer again
         # The channel of every document walked so far, by its token: ids resolve through them.
         self._channels: dict[str, Channel] = {}
         page.on("request", self._on_request)
@@ -153,16 +154,22 @@ class AsyncPage:
         # A renderer that crashes or hangs mid-walk never answers; the crash event or the
         # timeout ends the wait.
         walk = asyncio.ensure_future(self._capture_once_or_twice(mode, options))
+        # If we stop waiting (timeout, crash, or our caller is cancelled), the walk's own
+        # ending is of no interest: take its outcome so asyncio does not report it.
+        walk.add_done_callback(lambda task: task.cancelled() or task.exception())
         gone = asyncio.ensure_future(self._gone.wait())
         try:
             await asyncio.wait({walk, gone}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         finally:
             gone.cancel()
-        if walk.done():
+            finished = walk.done()
+            if not finished:
+                walk.cancel()
+        if finished:
             return walk.result()
-        walk.cancel()
         if self._gone.is_set():
             raise PageCrashed(f"the renderer of {self.url} crashed or the page closed mid-walk")
+        self._unresponsive = True
         raise PageUnresponsive(
             f"{self.url} did not answer within {timeout:g} s; a script may be keeping it busy"
         )
@@ -188,9 +195,10 @@ class AsyncPage:
 
     async def close(self) -> None:
         """Close the tab (and pagesight's sessions on it)."""
-        # A crashed target never answers a detach; closing the page ends its sessions anyway.
-        if self._cdp is not None and not self._page.is_closed() and not self._crashed:
-            with contextlib.suppress(TimeoutError):  # a hung renderer: closing ends it anyway
+        # A crashed or hung renderer may never answer a detach; closing ends its sessions anyway.
+        answers = not (self._crashed or self._unresponsive or self._page.is_closed())
+        if self._cdp is not None and answers:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._cdp.detach(), 5)
         self._cdp = None
         if not self._page.is_closed():
