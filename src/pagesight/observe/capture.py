@@ -104,27 +104,26 @@ class CdpChannel:
                 return value
         raise ProtocolError("the page walker could not be installed in the document")
 
-    async def resolve(self, document: str, local_id: int) -> int | None:
-        handle = await self._evaluate(_element_expression(document, local_id), by_value=False)
-        object_id = handle.get("objectId")
+    async def _describe(self, expression: str) -> dict[str, Any] | None:
+        """CDP's description of the element an expression yields (``None`` for null)."""
+        object_id = (await self._evaluate(expression, by_value=False)).get("objectId")
         if object_id is None:
             return None
         try:
-            node = (await self._session.send("DOM.describeNode", {"objectId": object_id}))["node"]
+            reply = await self._session.send("DOM.describeNode", {"objectId": object_id})
         finally:
             await self._session.send("Runtime.releaseObject", {"objectId": object_id})
-        backend: int = node["backendNodeId"]
-        return backend
+        node: dict[str, Any] = reply["node"]
+        return node
+
+    async def resolve(self, document: str, local_id: int) -> int | None:
+        node = await self._describe(_element_expression(document, local_id))
+        return None if node is None else int(node["backendNodeId"])
 
     async def child(self, frame_key: int) -> Channel | None:
-        handle = await self._evaluate(f"{_API}.frameElement({frame_key})", by_value=False)
-        object_id = handle.get("objectId")
-        if object_id is None:
+        node = await self._describe(f"{_API}.frameElement({frame_key})")
+        if node is None:
             return None
-        try:
-            node = (await self._session.send("DOM.describeNode", {"objectId": object_id}))["node"]
-        finally:
-            await self._session.send("Runtime.releaseObject", {"objectId": object_id})
         frame_id = node.get("frameId")
         if frame_id is None:
             return None

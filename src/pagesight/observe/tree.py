@@ -26,6 +26,7 @@ class Node:
     level: int | None = None
     options: tuple[str, ...] = ()
     href: str | None = None
+    """A link's target; for an iframe, the URL of the document inside it."""
     bounds: Bounds | None = None
     offscreen: bool = False
     scroll_container: int | None = None

@@ -373,6 +373,8 @@
 
   // --- the walk ------------------------------------------------------------------------------------
   function composedChildren(el) {
+    // Content a browser keeps unrendered until found by search is not on screen.
+    if (el.getAttribute("hidden") === "until-found") return [];
     // A closed <details> shows only its summary (the rest sits in a hidden UA slot).
     if (el.localName === "details" && !el.open) {
       const summary = el.querySelector(":scope > summary");
