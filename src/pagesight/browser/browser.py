@@ -105,7 +105,7 @@ class AsyncBrowser:
         playwright = await async_playwright().start()
         try:
             try:
-                browser = await playwright.chromium.connect_over_cdp(ws_url)
+                browser = await playwright.chromium.connect_over_cdp(ws_url, timeout=30_000)
             except PlaywrightError as exc:
                 reason = str(exc).strip().splitlines()[0]
                 if process is None:  # a browser the caller pointed us at
