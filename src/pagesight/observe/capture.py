@@ -171,10 +171,15 @@ class EvaluateChannel:
         self._frame = frame
 
     async def walk(self, options: dict[str, Any]) -> Raw:
+        # As over CDP: the walker's source goes only to a document that lacks it.
+        probe = f"options => {_API} ? {_API}.observeJSON(options) : null"
+        install = f"options => ({_walker_expression()}).observeJSON(options)"
         with translate():
-            text: str = await self._frame.evaluate(
-                f"options => ({_walker_expression()}).observeJSON(options)", options
-            )
+            text: str | None = await self._frame.evaluate(probe, options)
+            if text is None:
+                text = await self._frame.evaluate(install, options)
+        if text is None:
+            raise ProtocolError("the page walker could not be installed in the document")
         value: Raw = json.loads(text)
         return value
 
