@@ -127,6 +127,7 @@ class Page:
         focus: str | None = None,
         mode: Mode = "cdp",
         timeout: float = 30.0,
+        wait: float = 5.0,
     ) -> Observation:
         """See :meth:`pagesight.aio.AsyncPage.observe`."""
         return self._loop.run(
@@ -138,8 +139,13 @@ class Page:
                 focus=focus,
                 mode=mode,
                 timeout=timeout,
+                wait=wait,
             )
         )
+
+    def wait_ready(self, timeout: float = 10.0) -> bool:
+        """See :meth:`pagesight.aio.AsyncPage.wait_ready`."""
+        return self._loop.run(self._page.wait_ready(timeout))
 
     def locate(self, element_id: int) -> ElementLocation:
         """See :meth:`pagesight.aio.AsyncPage.locate`."""

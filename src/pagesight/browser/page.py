@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Collection
-from typing import TYPE_CHECKING
+from collections.abc import Collection, Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from playwright.async_api import Page as PlaywrightPage
-from playwright.async_api import Request
 
 from pagesight.browser.cdp import CdpSession, translate
-from pagesight.errors import PageCrashed, PageUnresponsive, ProtocolError, StaleElement
+from pagesight.browser.readiness import NetworkWatch, wait_ready
+from pagesight.errors import (
+    InvalidOption,
+    PageCrashed,
+    PageUnresponsive,
+    ProtocolError,
+    StaleElement,
+)
 from pagesight.observe import passes
 from pagesight.observe.budget import fit_tokens
 from pagesight.observe.capture import CdpChannel, Channel, EvaluateChannel, Raw, capture
@@ -22,6 +28,8 @@ from pagesight.observe.tree import build
 if TYPE_CHECKING:
     from pagesight.browser.browser import AsyncBrowser
 
+T = TypeVar("T")
+
 
 class AsyncPage:
     """A browser tab. Get one from :meth:`AsyncBrowser.open` or :attr:`AsyncBrowser.pages`."""
@@ -30,23 +38,15 @@ class AsyncPage:
         self._browser = browser
         self._page = page
         self._cdp: CdpSession | None = None
-        self._pending: set[Request] = set()
+        self._network = NetworkWatch()
+        self._network.attach(page)
         self._crashed = False
         self._gone = asyncio.Event()  # set when the renderer crashes or the page closes
         self._unresponsive = False  # a walk timed out: its renderer may never answer again
         # The channel of every document walked so far, by its token: ids resolve through them.
         self._channels: dict[str, Channel] = {}
-        page.on("request", self._on_request)
-        page.on("requestfinished", self._on_request_done)
-        page.on("requestfailed", self._on_request_done)
         page.on("crash", self._on_crash)
         page.on("close", self._on_close)
-
-    def _on_request(self, request: Request) -> None:
-        self._pending.add(request)
-
-    def _on_request_done(self, request: Request) -> None:
-        self._pending.discard(request)
 
     def _on_crash(self, _page: PlaywrightPage) -> None:
         self._crashed = True
@@ -82,6 +82,7 @@ class AsyncPage:
         focus: str | None = None,
         mode: Mode = "cdp",
         timeout: float = 30.0,
+        wait: float = 5.0,
     ) -> Observation:
         """The page now, as a compact semantic tree and the elements that can be acted on.
 
@@ -91,7 +92,9 @@ class AsyncPage:
         the text deterministically; ``focus`` keeps the part of the page relevant to a query.
         ``mode="evaluate"`` uses only Playwright's ``evaluate`` (no CDP). A page that does not
         answer within ``timeout`` seconds (a script hogging its thread) raises
-        :class:`~pagesight.errors.PageUnresponsive`.
+        :class:`~pagesight.errors.PageUnresponsive`. Before reading, it waits up to ``wait``
+        seconds for the document to be ready (see :meth:`wait_ready`); ``obs.ready`` says
+        whether it was. A document that never settles costs that wait once, not every time.
         """
         check_options(
             view=view,
@@ -100,12 +103,16 @@ class AsyncPage:
             max_tokens=max_tokens,
             max_chars=max_chars,
             timeout=timeout,
+            wait=wait,
         )
         if self._crashed:
             raise PageCrashed(f"the renderer of {self.url} crashed; open the page again")
         if self._page.is_closed():
             raise PageCrashed("the page is closed")
-        raw = await self._capture(mode, {"href": "href" in include}, timeout)
+        ready = await self._guarded(self._ready(wait, True, timeout), wait + timeout)
+        raw = await self._guarded(
+            self._capture_once_or_twice(mode, {"href": "href" in include}), timeout
+        )
         tree = passes.collapse(
             build(raw["tree"], doc=raw["doc"], frame=None, id_of=self._browser.ids.id_of)
         )
@@ -114,7 +121,7 @@ class AsyncPage:
         obs = Observation(
             url=raw["url"],
             title=raw["title"],
-            ready=bool(raw["loaded"]) and not self._pending,
+            ready=ready and bool(raw["loaded"]),
             mode=mode,
             tree=tree,
             elements=passes.elements(tree),
@@ -126,6 +133,32 @@ class AsyncPage:
         if max_tokens is not None:
             obs = fit_tokens(obs, max_tokens)
         return obs
+
+    async def wait_ready(self, timeout: float = 10.0) -> bool:
+        """Wait until the document is ready, at most ``timeout`` seconds; says whether it is.
+
+        Ready means, all at once: the load event has fired, the network has been quiet for
+        half a second (WebSockets, EventSource and requests pending over 3 s do not count),
+        the DOM has not changed for 300 ms, and no short timer (a ``setTimeout`` of up to a
+        second) set by the page is pending. Once ready, a document stays ready.
+        """
+        if timeout < 0:
+            raise InvalidOption("timeout", f"timeout must not be negative, not {timeout}")
+        try:
+            return await self._guarded(self._ready(timeout, False, 5.0), timeout + 5)
+        except PageUnresponsive:
+            return False  # a page too busy to answer is not ready
+
+    async def _ready(self, timeout: float, once_per_document: bool, answer_within: float) -> bool:
+        if self._crashed or self._page.is_closed():
+            raise PageCrashed(f"the page at {self.url} crashed or was closed")
+        return await wait_ready(
+            self._page,
+            self._network,
+            timeout,
+            once_per_document=once_per_document,
+            answer_within=answer_within,
+        )
 
     async def locate(self, element_id: int) -> ElementLocation:
         """Where an element id points now: the walker document that owns it and, in CDP mode,
@@ -150,25 +183,26 @@ class AsyncPage:
             element_id=element_id, document=ref.document, backend_node_id=backend or None
         )
 
-    async def _capture(self, mode: Mode, options: dict[str, bool], timeout: float) -> Raw:
-        # A renderer that crashes or hangs mid-walk never answers; the crash event or the
-        # timeout ends the wait.
-        walk = asyncio.ensure_future(self._capture_once_or_twice(mode, options))
-        # If we stop waiting (timeout, crash, or our caller is cancelled), the walk's own
+    async def _guarded(self, work: Coroutine[Any, Any, T], timeout: float) -> T:
+        """Run ``work`` on the page, but never longer than ``timeout`` seconds nor past a
+        crash: a renderer that crashes or hangs never answers, so the crash event or the
+        timeout ends the wait."""
+        task = asyncio.ensure_future(work)
+        # If we stop waiting (timeout, crash, or our caller is cancelled), the task's own
         # ending is of no interest: take its outcome so asyncio does not report it.
-        walk.add_done_callback(lambda task: task.cancelled() or task.exception())
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())
         gone = asyncio.ensure_future(self._gone.wait())
         try:
-            await asyncio.wait({walk, gone}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+            await asyncio.wait({task, gone}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         finally:
             gone.cancel()
-            finished = walk.done()
+            finished = task.done()
             if not finished:
-                walk.cancel()
+                task.cancel()
         if finished:
-            return walk.result()
+            return task.result()
         if self._gone.is_set():
-            raise PageCrashed(f"the renderer of {self.url} crashed or the page closed mid-walk")
+            raise PageCrashed(f"the renderer of {self.url} crashed or the page closed")
         self._unresponsive = True
         raise PageUnresponsive(
             f"{self.url} did not answer within {timeout:g} s; a script may be keeping it busy"

@@ -163,6 +163,7 @@ def check_options(
     max_tokens: int | None,
     max_chars: int | None,
     timeout: float,
+    wait: float = 0.0,
 ) -> None:
     """Raise :class:`InvalidOption` (a ``ValueError``) for the first option of ``observe``
     that is out of range."""
@@ -187,3 +188,5 @@ def check_options(
         raise InvalidOption(
             "timeout", f"timeout must be a positive number of seconds, not {timeout}"
         )
+    if wait < 0:
+        raise InvalidOption("wait", f"wait must not be negative, not {wait}")

@@ -1,0 +1,124 @@
+"""Readiness: has the document settled enough to be read or acted on?
+
+A document is ready once, together: its load event has fired; the network has been quiet for
+a short window (long-lived connections — WebSocket, EventSource, a request pending past a cap
+— do not hold it up); the DOM has not changed for a short window; and no short timer set by
+the page (a ``setTimeout`` of up to a second, counted by the init script) is pending. Once
+ready, a document stays ready (the latch lives in the document, so a new document starts
+over). Waiting has a hard cap, so one slow resource never blocks for ever.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page as PlaywrightPage
+from playwright.async_api import Request
+
+from pagesight.errors import PageUnresponsive
+
+NETWORK_QUIET_S = 0.5
+DOM_QUIET_MS = 300
+LONG_REQUEST_S = 3.0
+"""A request pending longer than this is a long poll or a hung resource, not the page loading."""
+POLL_S = 0.05
+_LONG_LIVED = frozenset({"websocket", "eventsource"})
+
+_PROBE = """() => {
+  const h = globalThis[Symbol.for("pagesight.hooks")];
+  const loaded = document.readyState === "complete";
+  if (!h || !h.settling) return {latched: false, hooks: false, loaded};
+  return {latched: h.ready, gaveUp: h.gaveUp === true, hooks: true, ...h.settling()};
+}"""
+# Both marks live in the document, so a new document starts over.
+_LATCH = """() => { const h = globalThis[Symbol.for("pagesight.hooks")]; if (h) h.ready = true; }"""
+_GIVE_UP = (
+    """() => { const h = globalThis[Symbol.for("pagesight.hooks")]; if (h) h.gaveUp = true; }"""
+)
+
+
+@dataclass
+class NetworkWatch:
+    """The page's requests in flight, as Playwright reports them."""
+
+    pending: dict[Request, float] = field(default_factory=dict)
+    last_activity: float = field(default_factory=time.monotonic)
+
+    def attach(self, page: PlaywrightPage) -> None:
+        page.on("request", self._started)
+        page.on("requestfinished", self._ended)
+        page.on("requestfailed", self._ended)
+
+    def _started(self, request: Request) -> None:
+        if request.resource_type not in _LONG_LIVED:
+            self.pending[request] = time.monotonic()
+        self.last_activity = time.monotonic()
+
+    def _ended(self, request: Request) -> None:
+        self.pending.pop(request, None)
+        self.last_activity = time.monotonic()
+
+    def quiet(self) -> bool:
+        """No request that counts is in flight, and none started or ended just now."""
+        now = time.monotonic()
+        busy = any(now - started < LONG_REQUEST_S for started in self.pending.values())
+        return not busy and now - self.last_activity >= NETWORK_QUIET_S
+
+
+async def _look(
+    page: PlaywrightPage, network: NetworkWatch, answer_within: float
+) -> tuple[bool, bool]:
+    """One look: (is the document ready now, has a wait on it already run out). Latches."""
+    try:
+        state: dict[str, Any] = await asyncio.wait_for(page.evaluate(_PROBE), answer_within)
+    except TimeoutError as exc:
+        raise PageUnresponsive(
+            f"{page.url} did not answer within {answer_within:g} s; a script may be keeping it busy"
+        ) from exc
+    except PlaywrightError:
+        return False, False  # between documents: the next look sees the new one
+    if state.get("latched"):
+        return True, False
+    ready = bool(state["loaded"]) and network.quiet()
+    if state.get("hooks"):
+        ready = ready and state["quietMs"] >= DOM_QUIET_MS and state["timers"] == 0
+    if ready:
+        await _mark(page, _LATCH)
+    return ready, bool(state.get("gaveUp"))
+
+
+async def _mark(page: PlaywrightPage, script: str) -> None:
+    # A document already gone needs no mark: its successor starts unmarked anyway.
+    with contextlib.suppress(PlaywrightError):
+        await page.evaluate(script)
+
+
+async def wait_ready(
+    page: PlaywrightPage,
+    network: NetworkWatch,
+    timeout: float,
+    *,
+    once_per_document: bool,
+    answer_within: float,
+) -> bool:
+    """Wait until the document is ready or ``timeout`` seconds pass; says which.
+
+    With ``once_per_document``, a document that already ran out a wait is only looked at,
+    not waited for again: a page that never settles costs the cap once, not on every call.
+    A page that does not answer a look within ``answer_within`` seconds raises
+    :class:`~pagesight.errors.PageUnresponsive`.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        ready, gave_up = await _look(page, network, answer_within)
+        if ready or (gave_up and once_per_document):
+            return ready
+        if time.monotonic() >= deadline:
+            await _mark(page, _GIVE_UP)
+            return False
+        await asyncio.sleep(POLL_S)  # readiness is a condition over time: polling it is the job
