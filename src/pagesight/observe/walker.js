@@ -32,9 +32,11 @@
   const BREAK = 0; // marks a block boundary between text runs; removed before returning
   const SKIP = new Set([
     "script", "style", "noscript", "template", "head", "meta", "link", "title", "base",
-    "datalist", "param", "source", "track", "col", "colgroup", "br", "wbr", "hr",
+    "datalist", "param", "source", "track", "col", "colgroup", "wbr", "hr",
   ]);
-  const INLINE_DISPLAY = new Set(["inline", "inline-block", "inline-flex", "inline-grid", "contents", "ruby"]);
+  const INLINE_DISPLAY = new Set([
+    "inline", "inline-block", "inline-flex", "inline-grid", "contents", "ruby", "ruby-base", "ruby-text",
+  ]);
   const LANDMARK = {
     nav: "navigation", main: "main", aside: "complementary", form: "form", dialog: "dialog",
     ul: "list", ol: "list", menu: "list", li: "listitem", table: "table", tr: "row",
@@ -223,9 +225,14 @@
         const t = c.localName;
         if (t === "script" || t === "style" || t === "template") continue;
         if (t === "title" && c.parentElement && c.parentElement.localName === "svg") { out += " " + c.textContent + " "; continue; }
-        if (c.ownerDocument.defaultView.getComputedStyle(c).display === "none") continue;
+        if (t === "wbr") continue;
+        if (t === "br") { out += " "; continue; }
+        const display = c.ownerDocument.defaultView.getComputedStyle(c).display;
+        if (display === "none") continue;
         if (t === "img") { out += " " + (c.getAttribute("alt") || "") + " "; continue; }
-        out += " "; walk(c); out += " ";
+        // Inline children run on with their neighbours ("<span>R</span>eturn" is "Return").
+        const gap = INLINE_DISPLAY.has(display) ? "" : " ";
+        out += gap; walk(c); out += gap;
       }
     };
     walk(el);
@@ -264,6 +271,7 @@
     if ((role === "combobox" || role === "textbox" || role === "searchbox") && "value" in el && typeof el.value === "string") {
       return el.value || undefined;
     }
+    if (role === "combobox") return norm(el.innerText || "") || undefined; // a div showing its choice
     return undefined;
   }
 
@@ -288,6 +296,8 @@
       else if (c === "mixed") s.push("mixed");
     }
     if (aria("aria-pressed") === "true") s.push("pressed");
+    const current = aria("aria-current");
+    if (current && current !== "false") s.push("current");
     if (aria("aria-selected") === "true" || (tag === "option" && el.selected)) s.push("selected");
     const exp = aria("aria-expanded");
     if (exp === "true") s.push("expanded");
@@ -323,7 +333,7 @@
   // What hit-testing says about the visible part ``vis`` of an element: "covered" when opaque
   // boxes that are not the element (nor inside it, nor around it) are painted above all of
   // it; "scrolled" when those boxes are fixed or sticky bars short of the whole viewport (a
-  // site header over content the page can scroll into view); otherwise "none".
+  // site header, a sticky table head, over content scrolling brings back); otherwise "none".
   function coverOf(el, vis, state) {
     if (vis.w < 1 || vis.h < 1) return "none";
     const root = el.getRootNode();
@@ -351,7 +361,7 @@
       const spansView = r.width >= view.innerWidth - 1 && r.height >= view.innerHeight - 1;
       return !spansView && pinned(c);
     };
-    return state.scroller === null && covers.every(bar) ? "scrolled" : "covered";
+    return covers.every(bar) ? "scrolled" : "covered";
   }
   // Is this box (or a box it moves with) fixed or sticky, so it stays while the page scrolls?
   function pinned(el) {
@@ -450,6 +460,10 @@
 
   function walkElement(el, ctx, out) {
     const tag = el.localName;
+    if (tag === "br") {
+      if (!ctx.invisible) pushText(out, " "); // a line break still separates words
+      return;
+    }
     if (SKIP.has(tag) || tag === "option" || tag === "optgroup" || el.inert) return;
     if (ctx.modal && !ctx.inModal && el !== ctx.modal && !containsComposed(el, ctx.modal)) return;
     const style = el.ownerDocument.defaultView.getComputedStyle(el);
@@ -533,11 +547,16 @@
         const cp = style.clipPath;
         if (cp !== "none" && /^inset\((50|100)%/.test(cp)) return null;
       }
-      // Clipped away: outside everything any scrolling could reveal.
-      if (box.w >= 1 && box.h >= 1 && !meets(box, state.reach)) return null;
+      // Clipped away: outside everything any scrolling could reveal (unless its content
+      // overflows it back into view, as a carousel's translated track does).
+      if (box.w >= 1 && box.h >= 1 && !meets(box, state.reach) && !overflowsBox(el, clips)) return null;
     }
     const onscreen = !noBox && box.w >= 1 && box.h >= 1 && meets(box, state.clip);
     return { display, invisible, pos, state, cursor, overflow, clips, phrasing, box, noBox, onscreen, transparent };
+  }
+
+  function overflowsBox(el, clips) {
+    return !clips && (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1);
   }
 
   function hasClickHandler(el) {
@@ -660,23 +679,19 @@
   // the control is emitted here, in the label's place.
   function emitLabel(el, content, look, ctx, out) {
     const control = el.control;
-    if (!el.contains(control) && !look.invisible && !look.noBox && look.box.w >= 1 && visuallyHidden(control, ctx)) {
+    const labelShown = !look.invisible && !look.noBox && look.box.w >= 1 && look.box.h >= 1;
+    if (labelShown && visuallyHidden(control, ctx)) {
       const tag = control.localName;
       const style = control.ownerDocument.defaultView.getComputedStyle(control);
       const kind = { role: roleOf(control, tag) || "textbox", strong: true, weak: false };
-      const controlLook = { ...look, transparent: true };
-      const node = controlNode(control, tag, style, controlLook, kind, null, [], ctx, labelText(el));
-      if (node) {
-        spliceInto(out, content.filter((x) => typeof x !== "string"), look.display);
-        out.push(node);
-        return;
-      }
-    }
-    if (el.contains(control) || !visuallyHidden(control, ctx) || control.ownerDocument.defaultView.getComputedStyle(control).display !== "none") {
-      spliceInto(out, content.filter((x) => typeof x !== "string"), look.display);
+      const name = externalName(control, tag) || labelText(el);
+      const node = controlNode(control, tag, style, { ...look, transparent: true }, kind, null, [], ctx, name);
+      // A switch's drawn knob (a span with a pointer cursor) is the control, not one of its own.
+      spliceInto(out, content.filter((x) => typeof x === "object" && x.r !== "clickable"), look.display);
+      out.push(node);
       return;
     }
-    spliceInto(out, content, look.display);
+    spliceInto(out, content.filter((x) => typeof x !== "string"), look.display);
   }
 
   // Would the walk drop this control for how it looks (not for where it is)?
@@ -702,7 +717,10 @@
     // items)", an icon button's ".sr-only" text); a clickable by what it shows.
     if (!name && fromContent) name = (kind.strong ? hiddenLabel(el) : "") || flatText(items);
     if (!name) name = fallbackName(el, tag);
-    if (!name && tag === "a") name = cap(el.getAttribute("href") || "", 60); // an unlabelled image link
+    if (!name && tag === "a") {
+      const href = el.getAttribute("href") || ""; // an unlabelled image link: where it goes
+      if (!/^(javascript:|#)/i.test(href)) name = cap(href, 60);
+    }
     if (!name && look.transparent && el.parentElement) name = cap(norm(el.parentElement.innerText || ""), 80);
     const node = { r: role, n: cap(name, MAX_NAME), i: localId(el) };
     const v = valueOf(el, tag, role);
@@ -874,6 +892,11 @@
     const vw = view.innerWidth, vh = view.innerHeight;
     let modal = null;
     try { modal = doc.querySelector(":modal"); } catch (e) { modal = null; } // a dialog opened with showModal()
+    if (!modal) {
+      // A script-made modal says so with aria-modal; while it shows, the page behind is out of reach.
+      const flagged = doc.querySelector('[aria-modal="true"]');
+      if (flagged && flagged.checkVisibility && flagged.checkVisibility({ opacityProperty: true, visibilityProperty: true })) modal = flagged;
+    }
     const full = {
       state: ctx.state, absState: ctx.absState, fixedState: ctx.fixedState,
       invisible: false, inClickable: false, parentPointer: false, ariaHidden: false,
