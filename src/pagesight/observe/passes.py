@@ -79,6 +79,9 @@ def _label(node: Node) -> str | None:
     for child in node.children:
         if child.role == "heading" or child.is_text:
             return child.name[:80]
+        if child.role == "paragraph":  # prose that starts with text: that text
+            first = child.children[0] if child.children else None
+            return first.name[:80] if first is not None and first.is_text else None
         if child.id is not None:
             return None
     return None

@@ -78,7 +78,7 @@ def _node_lines(node: Node, depth: int, lines: list[str], include: frozenset[str
     if node.role == "paragraph":  # prose with inline controls reads as one line
         line = ""
         for child in node.children:
-            part = _text(child.name) if child.is_text else _inline(child)
+            part = child.name if child.is_text else _inline(child)  # mid-line: no ambiguity
             glue = "" if not line or (child.is_text and part[0] in _NO_SPACE_BEFORE) else " "
             line += glue + part
         lines.append(pad + line)

@@ -507,7 +507,7 @@
     else if (actionable && !shown) spliceInto(out, content, look.display); // only its visible insides count
     else if (kind.role === "heading") emitHeading(el, tag, look, items, content, ctx, out);
     else if (kind.role === "img") emitImage(el, tag, look, ctx, out);
-    else if (child.scrollerId !== null || (kind.role && !GENERIC.has(kind.role))) emitContainer(el, tag, look, kind, child, items, ctx, out);
+    else if (child.scrollerId !== null || (kind.role && !GENERIC.has(kind.role))) emitContainer(el, tag, look, kind, child, items, content, ctx, out);
     else return emitGeneric(el, look, items, content, ownText, out);
   }
 
@@ -747,6 +747,10 @@
     }
     const node = { r: "heading", n: cap(name, 300), lv: parseInt(el.getAttribute("aria-level") || tag.slice(1), 10) || 2 };
     const nested = items.filter((x) => typeof x === "object" && countActionable([x]) > 0);
+    if (nested.length === 1 && nested[0].n === node.n) {
+      out.push(nested[0]); // an accordion header: the heading is its button
+      return;
+    }
     if (nested.length) node.c = nested;
     out.push(node);
   }
@@ -757,9 +761,11 @@
     if (name) out.push({ r: "img", n: cap(name, MAX_NAME) });
   }
 
-  function emitContainer(el, tag, look, kind, child, items, ctx, out) {
+  function emitContainer(el, tag, look, kind, child, items, content, ctx, out) {
     if (!items.length || (tag === "dialog" && !el.open)) return;
-    const node = { r: kind.role || "group", c: items };
+    // A note or alert that is one run of prose with inline links reads as one line, too.
+    const prose = !content.includes(BREAK) && isProse(items);
+    const node = { r: kind.role || "group", c: prose ? [{ r: "paragraph", c: items }] : items };
     const name = externalName(el, tag);
     if (name) node.n = cap(name, MAX_NAME);
     if (child.scrollerId !== null) {
@@ -785,13 +791,18 @@
       out.push(node);
       return false;
     }
-    if (block && !hasBlocks && items.length > 1 && items.some((x) => typeof x === "string") &&
-        items.every((x) => typeof x === "string" || (x.i !== undefined && !x.c))) {
+    if (block && !hasBlocks && isProse(items)) {
       out.push(BREAK, { r: "paragraph", c: items }, BREAK);
       return false;
     }
     spliceInto(out, content, look.display);
     return look.phrasing && ownText;
+  }
+
+  // Text interleaved with leaf controls: a paragraph with links.
+  function isProse(items) {
+    return items.length > 1 && items.some((x) => typeof x === "string") &&
+      items.every((x) => typeof x === "string" || (x.i !== undefined && !x.c));
   }
 
   // The repeated shape of cards and rows: siblings with the same tag and the same non-empty
