@@ -19,13 +19,14 @@ from pagesight.errors import (
     StaleElement,
     UnsupportedURL,
 )
-from pagesight.observe.observation import Element, Observation
+from pagesight.observe.observation import Changes, Element, Observation
 from pagesight.sync import Browser, Page
 
 __all__ = [
     "Browser",
     "BrowserClosed",
     "BrowserNotFound",
+    "Changes",
     "ConnectError",
     "Element",
     "InputError",

@@ -2,6 +2,6 @@
 
 from pagesight.browser.browser import AsyncBrowser
 from pagesight.browser.page import AsyncPage
-from pagesight.observe.observation import Element, Observation
+from pagesight.observe.observation import Changes, Element, Observation
 
-__all__ = ["AsyncBrowser", "AsyncPage", "Element", "Observation"]
+__all__ = ["AsyncBrowser", "AsyncPage", "Changes", "Element", "Observation"]

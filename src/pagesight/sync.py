@@ -128,6 +128,7 @@ class Page:
         mode: Mode = "cdp",
         timeout: float = 30.0,
         wait: float = 5.0,
+        since: Observation | None = None,
     ) -> Observation:
         """See :meth:`pagesight.aio.AsyncPage.observe`."""
         return self._loop.run(
@@ -140,6 +141,7 @@ class Page:
                 mode=mode,
                 timeout=timeout,
                 wait=wait,
+                since=since,
             )
         )
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Collection, Coroutine
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from playwright.async_api import Page as PlaywrightPage
@@ -83,6 +84,7 @@ class AsyncPage:
         mode: Mode = "cdp",
         timeout: float = 30.0,
         wait: float = 5.0,
+        since: Observation | None = None,
     ) -> Observation:
         """The page now, as a compact semantic tree and the elements that can be acted on.
 
@@ -95,6 +97,8 @@ class AsyncPage:
         :class:`~pagesight.errors.PageUnresponsive`. Before reading, it waits up to ``wait``
         seconds for the document to be ready (see :meth:`wait_ready`); ``obs.ready`` says
         whether it was. A document that never settles costs that wait once, not every time.
+        ``since=previous`` makes the text show only what changed among the elements since that
+        observation (added, removed, changed), so a model can read a small delta.
         """
         check_options(
             view=view,
@@ -130,6 +134,12 @@ class AsyncPage:
             max_chars=max_chars,
             notes=(f"focused on {focus!r}: only the relevant part is shown",) if focus else (),
         )
+        if since is not None:
+            # Ids are per document: none shared means another document, nothing to compare.
+            shared = {e.id for e in since.elements} & {e.id for e in obs.elements}
+            same = bool(shared) or not (since.elements and obs.elements)
+            changes = passes.diff(since.elements, obs.elements, same_document=same)
+            obs = replace(obs, changes=changes)
         if max_tokens is not None:
             obs = fit_tokens(obs, max_tokens)
         return obs

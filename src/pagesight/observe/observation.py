@@ -87,6 +87,28 @@ class Element:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Changes:
+    """What changed among the elements since a previous observation."""
+
+    added: tuple[Element, ...] = ()
+    removed: tuple[Element, ...] = ()
+    changed: tuple[tuple[Element, Element], ...] = ()
+    """Pairs of (before, after) for elements whose role, name, value, states or options moved."""
+    new_document: bool = False
+    """The page is another document now: nothing carries over, so the whole page is shown."""
+
+    def to_dict(self, include: frozenset[str] = frozenset()) -> dict[str, Any]:
+        return {
+            "new_document": self.new_document,
+            "added": [el.to_dict(include) for el in self.added],
+            "removed": [el.to_dict(include) for el in self.removed],
+            "changed": [
+                {"before": a.to_dict(include), "after": b.to_dict(include)} for a, b in self.changed
+            ],
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
 class Observation:
     """The page at one moment: its semantic tree and the elements that can be acted on."""
 
@@ -102,6 +124,9 @@ class Observation:
     """What budgets or focus left out, said in the text so a model knows it is not all."""
     max_chars: int | None = None
     """Deterministic cut of the text, applied when rendering."""
+    changes: Changes | None = None
+    """Set by ``observe(since=previous)``: the text then shows only these changes, while
+    ``tree`` and ``elements`` stay whole (so the next ``since`` can build on this one)."""
 
     def text(self, format: Format = "outline") -> str:
         """The observation as text for a model: ``outline`` (default), ``legend`` or ``json``."""
@@ -146,6 +171,7 @@ class Observation:
             "view": self.view,
             "tokens": self.tokens,
             "notes": list(self.notes),
+            **({"changes": self.changes.to_dict(self.include)} if self.changes else {}),
             "elements": [el.to_dict(self.include) for el in self.elements],
             "tree": render.tree_dict(self),
         }

@@ -11,7 +11,7 @@ import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
-from pagesight.observe.observation import Element, actions_for
+from pagesight.observe.observation import Changes, Element, actions_for
 from pagesight.observe.tree import Node
 
 # Containers whose label tells apart identical controls inside them.
@@ -267,3 +267,24 @@ def _prune(nodes: tuple[Node, ...], wanted: set[int]) -> tuple[Node, ...]:
                 wanted.add(id(last_heading))
             out.append(replace(node, children=children))
     return tuple(out)
+
+
+def _shown(el: Element) -> tuple[object, ...]:
+    return (el.role, el.name, el.value, el.states, el.options)
+
+
+def diff(
+    before: tuple[Element, ...], after: tuple[Element, ...], *, same_document: bool
+) -> Changes:
+    """The elements added, removed and changed between two observations of one page."""
+    if not same_document:
+        return Changes(new_document=True)
+    old = {el.id: el for el in before}
+    new = {el.id: el for el in after}
+    return Changes(
+        added=tuple(el for el in after if el.id not in old),
+        removed=tuple(el for el in before if el.id not in new),
+        changed=tuple(
+            (old[el.id], el) for el in after if el.id in old and _shown(old[el.id]) != _shown(el)
+        ),
+    )

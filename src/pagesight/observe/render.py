@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from pagesight.observe.tree import Node
 
 if TYPE_CHECKING:
-    from pagesight.observe.observation import Element, Observation
+    from pagesight.observe.observation import Changes, Element, Observation
 
 _BARE_WORD = re.compile(r"[a-z]+")
 _NO_SPACE_BEFORE = frozenset(".,;:!?)]}\u3001\u3002\uff0c\uff1a\uff1b\uff01\uff1f")
@@ -27,13 +27,31 @@ def header(obs: Observation) -> str:
 
 def outline(obs: Observation) -> str:
     lines = [header(obs)]
-    if obs.view == "interactive":
+    changes = obs.changes
+    if changes is not None and not changes.new_document:
+        _change_lines(obs, changes, lines)
+    elif obs.view == "interactive":
         _interactive_lines(obs, lines)
     else:
         for node in obs.tree:
             _node_lines(node, 0, lines, obs.include)
     lines.extend(f"… {note}" for note in obs.notes)
     return "\n".join(lines)
+
+
+def _change_lines(obs: Observation, changes: Changes, lines: list[str]) -> None:
+    """A delta: ``+`` added, ``-`` removed, ``~`` changed (with what it was)."""
+    counts = (len(changes.added), len(changes.removed), len(changes.changed))
+    lines.append("changes: {} added, {} removed, {} changed".format(*counts))
+
+    def where(el: Element) -> str:
+        return f" in {_quote(el.context)}" if el.context else ""
+
+    lines.extend(f"+ {_element_line(el, obs.include)}{where(el)}" for el in changes.added)
+    lines.extend(f"- {_element_line(el, obs.include)}{where(el)}" for el in changes.removed)
+    for before, after in changes.changed:
+        was = _element_line(before, frozenset()).split(" ", 1)[1]  # without the id
+        lines.append(f"~ {_element_line(after, obs.include)}{where(after)} (was {was})")
 
 
 def legend(obs: Observation) -> str:
