@@ -41,6 +41,7 @@ class CdpSession:
         self._page = page
         self._frame_contexts: dict[str, int] = {}
         self._runtime_on = False
+        self.scanned_documents: set[str] = set()  # walker documents searched for closed roots
         self._targets: dict[str, CdpSession] = {}
         self._no_target: set[Any] = set()  # frames known to live in this target's process
         self._lock = asyncio.Lock()  # frames are walked concurrently; set-up happens once

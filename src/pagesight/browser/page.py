@@ -109,11 +109,9 @@ class AsyncPage:
             timeout=timeout,
             wait=wait,
         )
-        if self._crashed:
-            raise PageCrashed(f"the renderer of {self.url} crashed; open the page again")
-        if self._page.is_closed():
-            raise PageCrashed("the page is closed")
-        ready = await self._guarded(self._ready(wait, True, timeout), wait + timeout)
+        ready = await self._guarded(
+            self._ready(wait, once_per_document=True, answer_within=timeout), wait + timeout
+        )
         raw = await self._guarded(
             self._capture_once_or_twice(mode, {"href": "href" in include}), timeout
         )
@@ -155,13 +153,19 @@ class AsyncPage:
         if timeout < 0:
             raise InvalidOption("timeout", f"timeout must not be negative, not {timeout}")
         try:
-            return await self._guarded(self._ready(timeout, False, 5.0), timeout + 5)
+            waiting = self._ready(timeout, once_per_document=False, answer_within=5.0)
+            return await self._guarded(waiting, timeout + 5)
         except PageUnresponsive:
             return False  # a page too busy to answer is not ready
 
-    async def _ready(self, timeout: float, once_per_document: bool, answer_within: float) -> bool:
-        if self._crashed or self._page.is_closed():
-            raise PageCrashed(f"the page at {self.url} crashed or was closed")
+    async def _ready(
+        self, timeout: float, *, once_per_document: bool, answer_within: float
+    ) -> bool:
+        # Every look at the page starts here: a crashed or closed tab fails fast and plainly.
+        if self._crashed:
+            raise PageCrashed(f"the renderer of {self.url} crashed; open the page again")
+        if self._page.is_closed():
+            raise PageCrashed("the page is closed")
         return await wait_ready(
             self._page,
             self._network,

@@ -84,7 +84,9 @@ class CdpChannel:
 
     async def walk(self, options: dict[str, Any]) -> Raw:
         value = await self._walk(options)
-        if not value["early"]:
+        # Once per document: a full pierced DOM fetch is too dear to repeat on every walk.
+        if not value["early"] and value["doc"] not in self._session.scanned_documents:
+            self._session.scanned_documents.add(value["doc"])
             found = await register_closed_roots(self._session)
             if found:
                 value = await self._walk(options)

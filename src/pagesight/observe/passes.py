@@ -130,11 +130,6 @@ def _is_prose(node: Node) -> bool:
     return node.is_text or (node.role == "heading" and not any(n.id for n in node.walk()))
 
 
-def iter_text(nodes: tuple[Node, ...]) -> Iterator[Node]:
-    for node in nodes:
-        yield from (n for n in node.walk() if n.is_text)
-
-
 def _map_text(nodes: tuple[Node, ...], fn: Callable[[Node], Node | None]) -> tuple[Node, ...]:
     """Rewrite text nodes (``None`` drops one); containers left empty by it are dropped too."""
     out: list[Node] = []
