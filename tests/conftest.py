@@ -14,17 +14,26 @@ iframes.html). A test therefore opens, for example::
     page = browser.open(server.url(f"iframes.html?other={other_origin.origin}"))
 
 Query strings (and fragments) are ignored when the servers map a URL to a file.
+
+Two paths are answered by code rather than from the folder (for the action tests):
+
+* ``/download/<name>`` -> a small text file (``DOWNLOAD_BODY``) sent with
+  ``Content-Disposition: attachment; filename="<name>"``
+* ``/slow?ms=N``       -> ``{"slept_ms": N}`` (JSON), sent after N milliseconds (at most 10 s)
 """
 
 from __future__ import annotations
 
+import json
 import threading
+import time
 from collections.abc import Iterator
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from socket import socket
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 
@@ -34,6 +43,7 @@ if TYPE_CHECKING:
     from pagesight import Browser  # type: ignore[import-not-found, unused-ignore]
 
 PAGES = Path(__file__).parent / "pages"
+DOWNLOAD_BODY = b"pagesight download test\n"
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):
@@ -49,6 +59,28 @@ class _QuietHandler(SimpleHTTPRequestHandler):
     def end_headers(self) -> None:
         self.send_header("Cache-Control", "no-store")
         super().end_headers()
+
+    def do_GET(self) -> None:
+        url = urlsplit(self.path)
+        if url.path.startswith("/download/"):
+            name = unquote(url.path.removeprefix("/download/")).replace('"', "") or "file.txt"
+            disposition = f'attachment; filename="{name}"'
+            self._reply(DOWNLOAD_BODY, "text/plain; charset=utf-8", disposition)
+        elif url.path == "/slow":
+            ms = min(int(parse_qs(url.query).get("ms", ["0"])[0]), 10_000)
+            time.sleep(ms / 1000)
+            self._reply(json.dumps({"slept_ms": ms}).encode(), "application/json")
+        else:
+            super().do_GET()
+
+    def _reply(self, body: bytes, content_type: str, disposition: str | None = None) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        if disposition:
+            self.send_header("Content-Disposition", disposition)
+        self.end_headers()
+        self.wfile.write(body)
 
 
 class _Server(ThreadingHTTPServer):
