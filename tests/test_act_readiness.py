@@ -1,0 +1,47 @@
+"""Actions wait for the page to settle (up to a cap) and say whether it did."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conftest import StaticServer
+from support import one
+
+
+def test_an_action_waits_for_content_rendered_after_load(page: Any, server: StaticServer) -> None:
+    page.playwright.goto(server.url("act-late.html"))
+    obs = page.observe(wait=0)  # right after load: the 800 ms render is still pending
+    assert "Loading orders" in obs.text()
+    refresh = one(obs, "Refresh orders", "button")
+    eff = page.act(refresh.id, "click")
+    assert eff.ok and eff.ready
+    assert page.playwright.evaluate("window.refreshes") == 1
+    one(eff.observation, "Load older orders", "button")
+    assert "Order 1001" in eff.observation.text()
+    assert "Loading orders" not in eff.observation.text()
+
+
+def test_a_click_that_fetches_then_renders_reports_what_arrived(
+    page: Any, server: StaticServer
+) -> None:
+    page.playwright.goto(server.url("act-late.html"))
+    assert page.wait_ready(timeout=10)
+    older = one(page.observe(), "Load older orders", "button")
+    eff = page.act(older.id, "click")  # fetches /slow?ms=600, then adds "Order 998"
+    assert eff.ok and eff.ready
+    assert "dom_change" in eff.kinds
+    assert any("Order 998" in text for text in eff.texts_added), eff.text()
+    assert "Order 998" in eff.observation.text()
+
+
+def test_an_action_on_a_page_that_never_settles_completes_not_ready(
+    page: Any, server: StaticServer
+) -> None:
+    page.playwright.goto(server.url("ready-poll.html"))
+    assert page.wait_ready(timeout=1.5) is False  # it polls the network for ever
+    refresh = one(page.observe(wait=0), "Refresh", "button")
+    eff = page.act(refresh.id, "click", wait=1.5)
+    assert eff.ok
+    assert not eff.ready
+    assert eff.kinds == ("no_op",)  # the button has no handler; the polling changes nothing
+    assert eff.to_dict()["ready"] is False
