@@ -3,7 +3,11 @@
 The sync API lives here; the async core (the same names, awaited) in :mod:`pagesight.aio`.
 """
 
+from pagesight.act.batch import BatchResult, StepResult
+from pagesight.act.effect import Dialog, Download, Effect, NewTab
+from pagesight.act.events import DialogPolicy
 from pagesight.errors import (
+    ActionError,
     BrowserClosed,
     BrowserNotFound,
     ConnectError,
@@ -23,15 +27,22 @@ from pagesight.observe.observation import Changes, Element, Observation
 from pagesight.sync import Browser, Page
 
 __all__ = [
+    "ActionError",
+    "BatchResult",
     "Browser",
     "BrowserClosed",
     "BrowserNotFound",
     "Changes",
     "ConnectError",
+    "Dialog",
+    "DialogPolicy",
+    "Download",
+    "Effect",
     "Element",
     "InputError",
     "InvalidOption",
     "NavigationError",
+    "NewTab",
     "Observation",
     "Page",
     "PageCrashed",
@@ -41,5 +52,6 @@ __all__ = [
     "RuntimeFailure",
     "SetupError",
     "StaleElement",
+    "StepResult",
     "UnsupportedURL",
 ]

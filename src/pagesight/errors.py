@@ -8,7 +8,8 @@
     │   ├── NavigationError        the URL could not be loaded (refused, unknown host, …)
     │   ├── ConnectError           nothing answers at the CDP URL given to Browser.connect
     │   ├── InvalidOption          an option out of range (also a ValueError); names the option
-    │   ├── StaleElement           an element id whose element is gone (observe again)
+    │   ├── ActionError            an action that cannot run as asked; ``reason`` says why
+    │   │   └── StaleElement       an element id whose element is gone (observe again)
     │   └── BrowserClosed          a call on a Browser (or its pages) after close()
     ├── SetupError        (2)      the machine lacks something: install it
     │   └── BrowserNotFound        no Chromium executable was found
@@ -22,6 +23,8 @@ Playwright and CDP errors are translated once, where pagesight calls them, with
 """
 
 from __future__ import annotations
+
+from typing import Literal
 
 
 class PagesightError(Exception):
@@ -56,8 +59,48 @@ class InvalidOption(InputError, ValueError):
         self.option = option
 
 
-class StaleElement(InputError):
+ActionReason = Literal[
+    "stale_id",
+    "not_visible",
+    "covered",
+    "disabled",
+    "readonly",
+    "not_editable",
+    "option_not_found",
+    "unsupported_action",
+    "page_changed",
+]
+
+
+class ActionError(InputError):
+    """An action refused before it ran, because the page is not as the caller thought.
+
+    ``reason`` is one of :data:`ActionReason`; ``options`` lists a select's options (for
+    ``option_not_found``) and ``actions`` what the element accepts (for ``unsupported_action``
+    and ``not_editable``), so an agent can correct itself without another observation.
+    """
+
+    def __init__(
+        self,
+        reason: ActionReason,
+        message: str,
+        *,
+        element_id: int | None = None,
+        options: tuple[str, ...] = (),
+        actions: tuple[str, ...] = (),
+    ) -> None:
+        super().__init__(message)
+        self.reason: ActionReason = reason
+        self.element_id = element_id
+        self.options = options
+        self.actions = actions
+
+
+class StaleElement(ActionError):
     """An element id whose element no longer exists (removed, or its document replaced)."""
+
+    def __init__(self, message: str, *, element_id: int | None = None) -> None:
+        super().__init__("stale_id", message, element_id=element_id)
 
 
 class BrowserClosed(InputError):

@@ -8,13 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Collection, Coroutine
+from collections.abc import Collection, Coroutine, Iterable, Sequence
+from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
-from pagesight.browser.browser import AsyncBrowser, WaitUntil
+from pagesight.act.batch import BatchResult
+from pagesight.act.effect import Effect
+from pagesight.act.events import DialogPolicy
+from pagesight.browser.browser import AsyncBrowser
+from pagesight.browser.navigation import WaitUntil
 from pagesight.browser.page import AsyncPage
 from pagesight.errors import BrowserClosed
+from pagesight.observe.find import Match
 from pagesight.observe.ids import ElementLocation
 from pagesight.observe.observation import Mode, Observation, View
 
@@ -153,6 +159,66 @@ class Page:
         """See :meth:`pagesight.aio.AsyncPage.locate`."""
         return self._loop.run(self._page.locate(element_id))
 
+    def find(self, query: str, *, top: int = 5) -> list[Match]:
+        """See :meth:`pagesight.aio.AsyncPage.find`."""
+        return self._loop.run(self._page.find(query, top=top))
+
+    @property
+    def id(self) -> int:
+        """This tab's number in the session (``browser.page(id)``; ``Effect.new_tabs``)."""
+        return self._page.id
+
+    @property
+    def dialogs(self) -> DialogPolicy:
+        """How this tab answers JavaScript dialogs; assign a new policy to change it."""
+        return self._page.dialogs
+
+    @dialogs.setter
+    def dialogs(self, policy: DialogPolicy) -> None:
+        self._page.dialogs = policy
+
+    def act(
+        self,
+        element_id: int | None,
+        action: str,
+        *,
+        text: str | None = None,
+        append: bool = False,
+        key: str | None = None,
+        values: str | Sequence[str] | None = None,
+        direction: str | None = None,
+        pixels: int | None = None,
+        wait: float = 5.0,
+        timeout: float = 10.0,
+    ) -> Effect:
+        """See :meth:`pagesight.aio.AsyncPage.act`."""
+        return self._loop.run(
+            self._page.act(
+                element_id,
+                action,
+                text=text,
+                append=append,
+                key=key,
+                values=values,
+                direction=direction,
+                pixels=pixels,
+                wait=wait,
+                timeout=timeout,
+            )
+        )
+
+    def navigate(self, url: str, *, wait: float = 5.0, timeout: float = 30.0) -> Effect:
+        """See :meth:`pagesight.aio.AsyncPage.navigate`."""
+        return self._loop.run(self._page.navigate(url, wait=wait, timeout=timeout))
+
+    def back(self, *, wait: float = 5.0, timeout: float = 30.0) -> Effect:
+        """See :meth:`pagesight.aio.AsyncPage.back`."""
+        return self._loop.run(self._page.back(wait=wait, timeout=timeout))
+
+    def batch(self, steps: Iterable[Sequence[Any]]) -> BatchResult:
+        """See :meth:`pagesight.aio.AsyncPage.batch`."""
+        return self._loop.run(self._page.batch(steps))
+
     def close(self) -> None:
         self._loop.run(self._page.close())
 
@@ -173,13 +239,20 @@ class Browser:
         executable_path: str | None = None,
         args: tuple[str, ...] = (),
         window: tuple[int, int] = (1280, 800),
+        dialogs: DialogPolicy | None = None,
+        downloads: str | Path | None = None,
     ) -> Browser:
         """See :meth:`pagesight.aio.AsyncBrowser.launch`."""
         loop = _Loop()
         try:
             browser = loop.run(
                 AsyncBrowser.launch(
-                    headless=headless, executable_path=executable_path, args=args, window=window
+                    headless=headless,
+                    executable_path=executable_path,
+                    args=args,
+                    window=window,
+                    dialogs=dialogs,
+                    downloads=downloads,
                 )
             )
         except BaseException:
@@ -188,11 +261,17 @@ class Browser:
         return cls(browser, loop)
 
     @classmethod
-    def connect(cls, cdp_url: str) -> Browser:
+    def connect(
+        cls,
+        cdp_url: str,
+        *,
+        dialogs: DialogPolicy | None = None,
+        downloads: str | Path | None = None,
+    ) -> Browser:
         """See :meth:`pagesight.aio.AsyncBrowser.connect`."""
         loop = _Loop()
         try:
-            browser = loop.run(AsyncBrowser.connect(cdp_url))
+            browser = loop.run(AsyncBrowser.connect(cdp_url, dialogs=dialogs, downloads=downloads))
         except BaseException:
             loop.stop()
             raise
@@ -215,6 +294,20 @@ class Browser:
     @property
     def pages(self) -> list[Page]:
         return [self._wrap(p) for p in self._browser.pages]
+
+    def page(self, tab_id: int) -> Page:
+        """See :meth:`pagesight.aio.AsyncBrowser.page`."""
+        return self._wrap(self._loop.run(self._browser.page(tab_id)))
+
+    @property
+    def dialogs(self) -> DialogPolicy:
+        """How new tabs answer JavaScript dialogs (each page has its own ``dialogs`` too)."""
+        return self._browser.dialogs
+
+    @property
+    def downloads(self) -> Path:
+        """The folder every download of this session is saved in."""
+        return self._browser.downloads
 
     def new_page(self) -> Page:
         return self._wrap(self._loop.run(self._browser.new_page()))

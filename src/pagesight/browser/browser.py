@@ -4,50 +4,32 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import json
+import tempfile
 import urllib.error
 import urllib.request
 from pathlib import Path
 from types import TracebackType
-from typing import Literal
 from urllib.parse import urlsplit
 
 from playwright.async_api import Browser as PlaywrightBrowser
 from playwright.async_api import BrowserContext, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
-from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from pagesight.act.events import DialogPolicy
 from pagesight.browser.cdp import translate
 from pagesight.browser.launch import ChromiumProcess, start_chromium
+from pagesight.browser.navigation import WaitUntil, goto, normalise_url
 from pagesight.browser.page import AsyncPage
 from pagesight.errors import (
     ConnectError,
-    NavigationError,
-    PageCrashed,
+    InvalidOption,
     RuntimeFailure,
-    UnsupportedURL,
 )
 from pagesight.observe.capture import script
 from pagesight.observe.ids import IdRegistry
-
-WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit"]
-_SCHEMES = ("http", "https", "file", "about", "data")
-
-
-def normalise_url(target: str) -> str:
-    """A URL pagesight can open: http(s), file, about: or data:, or a path to a local file."""
-    parts = urlsplit(target)
-    if parts.scheme in _SCHEMES:
-        return target
-    if not parts.scheme or len(parts.scheme) == 1:  # a path (or a Windows drive letter)
-        path = Path(target).expanduser()
-        if path.is_file():
-            return path.resolve().as_uri()
-        raise UnsupportedURL(f"{target!r} is neither a URL nor an existing file")
-    raise UnsupportedURL(
-        f"unsupported URL scheme {parts.scheme!r} in {target!r}; use http, https or a file path"
-    )
 
 
 class AsyncBrowser:
@@ -61,6 +43,8 @@ class AsyncBrowser:
         context: BrowserContext,
         cdp_url: str,
         process: ChromiumProcess | None,
+        dialogs: DialogPolicy,
+        downloads: Path | None,
     ) -> None:
         self._playwright = playwright
         self._browser = browser
@@ -68,8 +52,12 @@ class AsyncBrowser:
         self._cdp_url = cdp_url
         self._process = process
         self._pages: dict[PlaywrightPage, AsyncPage] = {}
+        self._tab_ids = itertools.count(1)
         self.ids = IdRegistry()
         """Session-wide element ids: never reused while this browser lives."""
+        self._dialogs = dialogs
+        self._downloads = downloads or Path(tempfile.mkdtemp(prefix="pagesight-downloads-"))
+        self._downloads.mkdir(parents=True, exist_ok=True)
 
     @classmethod
     async def launch(
@@ -79,29 +67,48 @@ class AsyncBrowser:
         executable_path: str | None = None,
         args: tuple[str, ...] = (),
         window: tuple[int, int] = (1280, 800),
+        dialogs: DialogPolicy | None = None,
+        downloads: str | Path | None = None,
     ) -> AsyncBrowser:
-        """Start the system Chromium headless (by default) and connect to it."""
+        """Start the system Chromium headless (by default) and connect to it.
+
+        ``dialogs`` says how JavaScript dialogs are answered (default: accept alerts, dismiss
+        confirms and prompts); ``downloads`` is the folder downloads are saved in (default: a
+        new temporary folder for this session, kept after close).
+        """
         process = await start_chromium(
             executable=executable_path, headless=headless, window=window, args=args
         )
         try:
-            return await cls._attach(process.ws_url, process)
+            return await cls._attach(process.ws_url, process, dialogs, downloads)
         except BaseException:
             await process.stop()
             raise
 
     @classmethod
-    async def connect(cls, cdp_url: str) -> AsyncBrowser:
+    async def connect(
+        cls,
+        cdp_url: str,
+        *,
+        dialogs: DialogPolicy | None = None,
+        downloads: str | Path | None = None,
+    ) -> AsyncBrowser:
         """Attach to a running Chromium by its DevTools URL (``http://127.0.0.1:9222``).
 
         :attr:`pages` then lists the tabs already open there, so a program driving a page
         with its own Playwright can observe that same page. Closing only disconnects.
         """
         ws_url = await asyncio.to_thread(_websocket_url, cdp_url)
-        return await cls._attach(ws_url, None)
+        return await cls._attach(ws_url, None, dialogs, downloads)
 
     @classmethod
-    async def _attach(cls, ws_url: str, process: ChromiumProcess | None) -> AsyncBrowser:
+    async def _attach(
+        cls,
+        ws_url: str,
+        process: ChromiumProcess | None,
+        dialogs: DialogPolicy | None,
+        downloads: str | Path | None,
+    ) -> AsyncBrowser:
         playwright = await async_playwright().start()
         try:
             try:
@@ -125,12 +132,24 @@ class AsyncBrowser:
             context=context,
             cdp_url=http_url,
             process=process,
+            dialogs=dialogs or DialogPolicy(),
+            downloads=Path(downloads).expanduser() if downloads is not None else None,
         )
 
     @property
     def cdp_url(self) -> str:
         """The DevTools HTTP endpoint, for other clients (``connect_over_cdp``) to share."""
         return self._cdp_url
+
+    @property
+    def dialogs(self) -> DialogPolicy:
+        """How new tabs answer JavaScript dialogs (each page has its own ``dialogs`` too)."""
+        return self._dialogs
+
+    @property
+    def downloads(self) -> Path:
+        """The folder every download of this session is saved in (kept after close)."""
+        return self._downloads
 
     @property
     def playwright(self) -> PlaywrightBrowser:
@@ -144,20 +163,31 @@ class AsyncBrowser:
         for context in self._browser.contexts:
             for pw_page in context.pages:
                 if not pw_page.is_closed():
-                    out.append(self._wrap(pw_page))
+                    out.append(self.wrap(pw_page))
         return out
 
-    def _wrap(self, pw_page: PlaywrightPage) -> AsyncPage:
+    async def page(self, tab_id: int) -> AsyncPage:
+        """The open tab whose :attr:`AsyncPage.id` is ``tab_id`` (as in ``Effect.new_tabs``)."""
+        for page in self.pages:
+            if page.id == tab_id:
+                return page
+        raise InvalidOption("tab_id", f"no open tab {tab_id}; open tabs: {self._tab_list()}")
+
+    def _tab_list(self) -> str:
+        return ", ".join(f"{p.id} {p.url}" for p in self.pages) or "none"
+
+    def wrap(self, pw_page: PlaywrightPage) -> AsyncPage:
+        """The pagesight page of a Playwright page of this browser (made on first sight)."""
         page = self._pages.get(pw_page)
         if page is None:
-            page = self._pages[pw_page] = AsyncPage(self, pw_page)
+            page = self._pages[pw_page] = AsyncPage(self, pw_page, next(self._tab_ids))
         return page
 
     async def new_page(self) -> AsyncPage:
         """A new blank tab."""
         with translate("opening a tab"):
             pw_page = await self._context.new_page()
-        return self._wrap(pw_page)
+        return self.wrap(pw_page)
 
     async def open(
         self, url: str, *, wait_until: WaitUntil = "load", timeout: float = 30.0
@@ -166,7 +196,7 @@ class AsyncBrowser:
         target = normalise_url(url)
         page = await self.new_page()
         try:
-            await _goto(page, target, wait_until=wait_until, timeout=timeout)
+            await goto(page.playwright, target, wait_until=wait_until, timeout=timeout)
         except BaseException:
             await page.close()
             raise
@@ -218,22 +248,3 @@ def _websocket_url(cdp_url: str) -> str:
     if not isinstance(ws, str):
         raise ConnectError(f"{cdp_url} answered, but not like a DevTools endpoint")
     return ws
-
-
-async def _goto(
-    page: AsyncPage, url: str, *, wait_until: WaitUntil = "load", timeout: float = 30.0
-) -> None:
-    """Navigate and wait for ``wait_until``; a page that commits but never finishes
-    loading (a hung subresource) is still returned — its observation says ``loading``."""
-    try:
-        await page.playwright.goto(url, wait_until="commit", timeout=timeout * 1000)
-    except PlaywrightTimeout as exc:
-        raise NavigationError(f"{url} did not answer within {timeout:g} s") from exc
-    except PlaywrightError as exc:
-        if page.playwright.is_closed():
-            raise PageCrashed(f"the page closed while loading {url}") from exc
-        reason = str(exc).strip().splitlines()[0]
-        raise NavigationError(f"cannot load {url}: {reason}") from exc
-    if wait_until != "commit":
-        with contextlib.suppress(PlaywrightTimeout):
-            await page.playwright.wait_for_load_state(wait_until, timeout=timeout * 1000)

@@ -4,13 +4,23 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Collection, Coroutine
+import time
+from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from playwright.async_api import ElementHandle
+from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
+from pagesight.act.batch import BatchResult, parse_steps, run_batch
+from pagesight.act.effect import Effect, NewTab, Seen, classify
+from pagesight.act.events import DialogPolicy, Mark, PageEvents, save_downloads
+from pagesight.act.perform import Args, check_args, perform, refusal, still_connected
+from pagesight.act.resolve import Resolver, helper
+from pagesight.act.settle import settle
 from pagesight.browser.cdp import CdpSession, translate
+from pagesight.browser.navigation import goto, normalise_url
 from pagesight.browser.readiness import NetworkWatch, wait_ready
 from pagesight.errors import (
     InvalidOption,
@@ -22,6 +32,7 @@ from pagesight.errors import (
 from pagesight.observe import passes
 from pagesight.observe.budget import fit_tokens
 from pagesight.observe.capture import CdpChannel, Channel, EvaluateChannel, Raw, capture
+from pagesight.observe.find import Match, check_query
 from pagesight.observe.ids import ElementLocation
 from pagesight.observe.observation import Mode, Observation, View, check_options
 from pagesight.observe.tree import build
@@ -30,17 +41,33 @@ if TYPE_CHECKING:
     from pagesight.browser.browser import AsyncBrowser
 
 T = TypeVar("T")
+_SLACK_S = 10.0
+"""Room on top of an action's own waits before the page is deemed unresponsive."""
+
+
+def _check_times(*, wait: float, timeout: float) -> None:
+    if wait < 0:
+        raise InvalidOption("wait", f"wait must not be negative, not {wait}")
+    if timeout <= 0:
+        raise InvalidOption(
+            "timeout", f"timeout must be a positive number of seconds, not {timeout}"
+        )
 
 
 class AsyncPage:
     """A browser tab. Get one from :meth:`AsyncBrowser.open` or :attr:`AsyncBrowser.pages`."""
 
-    def __init__(self, browser: AsyncBrowser, page: PlaywrightPage) -> None:
+    def __init__(self, browser: AsyncBrowser, page: PlaywrightPage, tab_id: int) -> None:
         self._browser = browser
         self._page = page
+        self._id = tab_id
+        self._dialogs: DialogPolicy = browser.dialogs
         self._cdp: CdpSession | None = None
         self._network = NetworkWatch()
         self._network.attach(page)
+        self._events = PageEvents(policy=lambda: self._dialogs)
+        self._events.attach(page)
+        self._resolver = Resolver(page, browser.ids)
         self._crashed = False
         self._gone = asyncio.Event()  # set when the renderer crashes or the page closes
         self._unresponsive = False  # a walk timed out: its renderer may never answer again
@@ -55,6 +82,22 @@ class AsyncPage:
 
     def _on_close(self, _page: PlaywrightPage) -> None:
         self._gone.set()
+
+    @property
+    def id(self) -> int:
+        """This tab's number in the session (``browser.page(id)``; ``Effect.new_tabs``)."""
+        return self._id
+
+    @property
+    def dialogs(self) -> DialogPolicy:
+        """How this tab answers JavaScript dialogs; assign a new policy to change it."""
+        return self._dialogs
+
+    @dialogs.setter
+    def dialogs(self, policy: DialogPolicy) -> None:
+        if not isinstance(policy, DialogPolicy):
+            raise InvalidOption("dialogs", f"dialogs takes a DialogPolicy, not {policy!r}")
+        self._dialogs = policy
 
     @property
     def playwright(self) -> PlaywrightPage:
@@ -112,25 +155,18 @@ class AsyncPage:
         ready = await self._guarded(
             self._ready(wait, once_per_document=True, answer_within=timeout), wait + timeout
         )
-        raw = await self._guarded(
-            self._capture_once_or_twice(mode, {"href": "href" in include}), timeout
+        obs, _doc = await self._guarded(
+            self._snapshot(
+                mode, href="href" in include, selector="selector" in include, focus=focus
+            ),
+            timeout,
         )
-        tree = passes.collapse(
-            build(raw["tree"], doc=raw["doc"], frame=None, id_of=self._browser.ids.id_of)
-        )
-        if focus:
-            tree = passes.focus(tree, focus)
-        obs = Observation(
-            url=raw["url"],
-            title=raw["title"],
-            ready=ready and bool(raw["loaded"]),
-            mode=mode,
-            tree=tree,
-            elements=passes.elements(tree),
+        obs = replace(
+            obs,
+            ready=ready and obs.ready,
             view=view,
             include=frozenset(include),
             max_chars=max_chars,
-            notes=(f"focused on {focus!r}: only the relevant part is shown",) if focus else (),
         )
         if since is not None:
             # Ids are per document: none shared means another document, nothing to compare.
@@ -141,6 +177,34 @@ class AsyncPage:
         if max_tokens is not None:
             obs = fit_tokens(obs, max_tokens)
         return obs
+
+    async def _snapshot(
+        self,
+        mode: Mode = "cdp",
+        *,
+        href: bool = False,
+        selector: bool = False,
+        focus: str | None = None,
+    ) -> tuple[Observation, str]:
+        """The page now (no waiting), and the walker token of its main document."""
+        # Focus ranks on attributes too (placeholder, aria-label), which come with selectors.
+        options = {"href": href, "selector": selector or bool(focus)}
+        raw = await self._capture_once_or_twice(mode, options)
+        tree = passes.collapse(
+            build(raw["tree"], doc=raw["doc"], frame=None, id_of=self._browser.ids.id_of)
+        )
+        if focus:
+            tree = passes.focus(tree, focus)
+        obs = Observation(
+            url=raw["url"],
+            title=raw["title"],
+            ready=bool(raw["loaded"]),
+            mode=mode,
+            tree=tree,
+            elements=passes.elements(tree),
+            notes=(f"focused on {focus!r}: only the relevant part is shown",) if focus else (),
+        )
+        return obs, raw["doc"]
 
     async def wait_ready(self, timeout: float = 10.0) -> bool:
         """Wait until the document is ready, at most ``timeout`` seconds; says whether it is.
@@ -195,6 +259,210 @@ class AsyncPage:
             )
         return ElementLocation(
             element_id=element_id, document=ref.document, backend_node_id=backend or None
+        )
+
+    async def find(self, query: str, *, top: int = 5) -> list[Match]:
+        """The ``top`` elements of the page now that best match ``query`` ("搜索框", "the Save
+        button"), best first: each :class:`~pagesight.observe.find.Match` holds the element, its
+        score, a CSS selector that matches it alone (with the iframes and shadow hosts to pass
+        first) and a one-line description. Observes the page once; see
+        :meth:`Observation.find` to search an observation you already have.
+        """
+        check_query(query, top)  # a bad query fails before the page is touched
+        obs = await self.observe(include={"selector"})
+        return obs.find(query, top=top)
+
+    async def act(
+        self,
+        element_id: int | None,
+        action: str,
+        *,
+        text: str | None = None,
+        append: bool = False,
+        key: str | None = None,
+        values: str | Sequence[str] | None = None,
+        direction: str | None = None,
+        pixels: int | None = None,
+        wait: float = 5.0,
+        timeout: float = 10.0,
+    ) -> Effect:
+        """Act on element ``element_id`` of an observation and report what that changed.
+
+        ``action`` is ``click``, ``hover``, ``input`` (``text=``; replaces the value, or adds
+        to it with ``append=True``), ``input_submit`` (input, then Enter), ``press_key``
+        (``key="Enter"``, ``"Control+A"``; ``element_id=None`` sends it to whatever has focus),
+        ``select`` (``values=`` one or several labels or values, for a native select or an ARIA
+        combobox or listbox) or ``scroll`` (``direction=`` up/down/left/right by a screen or
+        ``pixels=``, of a scroll container or, with ``element_id=None``, the page; with no
+        direction, the element is scrolled into view).
+
+        The id is resolved again now: an element that is gone, hidden, covered, disabled or
+        read-only raises :class:`~pagesight.errors.ActionError` (``reason`` says which) and
+        nothing is done; one scrolled out of view is scrolled into it first. The action waits
+        up to ``wait`` seconds for the page to be ready first, then for the page to settle
+        after it (at most ``timeout`` seconds), and returns the :class:`Effect`.
+        """
+        args = check_args(
+            action,
+            element_id,
+            text=text,
+            append=append,
+            key=key,
+            values=values,
+            direction=direction,
+            pixels=pixels,
+        )
+        _check_times(wait=wait, timeout=timeout)
+        work = self._act(element_id, action, args, wait=wait, timeout=timeout)
+        return await self._guarded(work, wait + 2 * timeout + _SLACK_S)
+
+    async def navigate(self, url: str, *, wait: float = 5.0, timeout: float = 30.0) -> Effect:
+        """Load ``url`` (a URL or a local file path) in this tab; the Effect says where it
+        landed and whether the new document became ready within ``wait`` seconds."""
+        target = normalise_url(url)
+        _check_times(wait=wait, timeout=timeout)
+
+        async def load() -> None:
+            await goto(self._page, target, wait_until="commit", timeout=timeout)
+
+        work = self._run("navigate", None, load, wait=0.0, timeout=wait)
+        return await self._guarded(work, wait + timeout + _SLACK_S)
+
+    async def back(self, *, wait: float = 5.0, timeout: float = 30.0) -> Effect:
+        """Go back one step in this tab's history (``no_op`` when there is none)."""
+        _check_times(wait=wait, timeout=timeout)
+
+        async def go_back() -> None:
+            with translate("going back"):
+                await self._page.go_back(wait_until="commit", timeout=timeout * 1000)
+
+        work = self._run("back", None, go_back, wait=0.0, timeout=wait)
+        return await self._guarded(work, wait + timeout + _SLACK_S)
+
+    async def batch(self, steps: Iterable[Sequence[Any]]) -> BatchResult:
+        """Run steps ``(element_id, action)`` or ``(element_id, action, {args})`` in order —
+        ``(None, "navigate", {"url": …})`` and ``(None, "back")`` too — stopping at the first
+        failure (nothing is rolled back). A step that navigates or rebuilds the page must be
+        the last: the steps after it are refused (``page_changed``), their ids being stale.
+        """
+        return await run_batch(parse_steps(steps), self._step)
+
+    async def _step(self, element_id: int | None, action: str, args: dict[str, Any]) -> Effect:
+        if action == "navigate":
+            return await self.navigate(**args)
+        if action == "back":
+            return await self.back(**args)
+        return await self.act(element_id, action, **args)
+
+    async def _act(
+        self, element_id: int | None, action: str, args: Args, *, wait: float, timeout: float
+    ) -> Effect:
+        await self._ready(wait, once_per_document=True, answer_within=timeout)
+        handle: ElementHandle | None = None
+        target: ElementHandle | None = None
+        facts: dict[str, Any] = {}
+        top_document = True
+        if element_id is not None:
+            handle, top_document = await self._resolver.element(element_id)
+            with translate("checking the element"):
+                facts = await handle.evaluate(helper("check"), action != "scroll")
+            target = handle
+            if facts.get("proxy"):
+                with translate("finding the label"):
+                    target = (await handle.evaluate_handle(helper("pointerTarget"))).as_element()
+
+        async def do() -> tuple[int, int] | None:
+            try:
+                return await perform(
+                    self._page,
+                    handle=handle,
+                    target=target,
+                    facts=facts,
+                    action=action,
+                    args=args,
+                    timeout=timeout,
+                    element_id=element_id,
+                    top_document=top_document,
+                )
+            except PlaywrightError as exc:
+                if handle is not None and not await still_connected(handle):
+                    raise StaleElement(
+                        f"element [{element_id}] went away during the {action}; observe again",
+                        element_id=element_id,
+                    ) from exc
+                with translate(action):
+                    raise
+
+        def refuse(before: Observation) -> None:
+            if element_id is None:
+                return
+            element = next((e for e in before.elements if e.id == element_id), None)
+            problem = refusal(facts, action, args, element_id, element)
+            if problem is not None:
+                raise problem
+
+        return await self._run(action, element_id, do, wait=0.0, timeout=timeout, check=refuse)
+
+    async def _run(
+        self,
+        action: str,
+        element_id: int | None,
+        do: Callable[[], Awaitable[tuple[int, int] | None]],
+        *,
+        wait: float,
+        timeout: float,
+        check: Callable[[Observation], None] | None = None,
+    ) -> Effect:
+        """Observe, do, settle, observe again, and name the difference: the one way every
+        action (and navigate, back) is run and reported."""
+        started = time.monotonic()
+        if wait:
+            await self._ready(wait, once_per_document=True, answer_within=timeout)
+        before, doc_before = await self._snapshot()
+        if check is not None:
+            check(before)
+        mark = self._events.mark()
+        url_before = self._page.url
+        since = time.monotonic()
+        scrolled = await do()
+        settled = await settle(
+            self._page, self._network, since=since, document=doc_before, timeout=timeout
+        )
+        seen = await self._seen(mark, scrolled, timeout)
+        after, doc_after = await self._snapshot()
+        changes = passes.diff(
+            before.elements, after.elements, same_document=doc_after == doc_before
+        )
+        after = replace(after, ready=settled.ready and after.ready, changes=changes)
+        return classify(
+            action=action,
+            element_id=element_id,
+            before=before,
+            after=after,
+            changes=changes,
+            seen=seen,
+            url_before=url_before,
+            ready=settled.ready,
+            elapsed=time.monotonic() - started,
+        )
+
+    async def _seen(self, mark: Mark, scrolled: tuple[int, int] | None, timeout: float) -> Seen:
+        """The dialogs, downloads and new tabs that arrived since ``mark``."""
+        events = self._events
+        downloads = await save_downloads(
+            events.downloads[mark.downloads :], self._browser.downloads
+        )
+        tabs = []
+        for popup in events.popups[mark.popups :]:
+            # A new tab's first document commits a moment after the tab appears.
+            with contextlib.suppress(PlaywrightError):
+                await popup.wait_for_load_state("domcontentloaded", timeout=timeout * 1000)
+            tabs.append(NewTab(id=self._browser.wrap(popup).id, url=popup.url))
+        return Seen(
+            new_tabs=tuple(tabs),
+            downloads=downloads,
+            dialogs=tuple(events.dialogs[mark.dialogs :]),
+            scrolled=scrolled,
         )
 
     async def _guarded(self, work: Coroutine[Any, Any, T], timeout: float) -> T:

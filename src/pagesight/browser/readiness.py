@@ -48,8 +48,12 @@ class NetworkWatch:
 
     pending: dict[Request, float] = field(default_factory=dict)
     last_activity: float = field(default_factory=time.monotonic)
+    navigations: set[Request] = field(default_factory=set)
+    """Main-frame navigation requests in flight (a click on a link, before its page commits)."""
+    _page: PlaywrightPage | None = None
 
     def attach(self, page: PlaywrightPage) -> None:
+        self._page = page
         page.on("request", self._started)
         page.on("requestfinished", self._ended)
         page.on("requestfailed", self._ended)
@@ -57,11 +61,27 @@ class NetworkWatch:
     def _started(self, request: Request) -> None:
         if request.resource_type not in _LONG_LIVED:
             self.pending[request] = time.monotonic()
+        # Only navigation requests are sure to have a frame (a service worker's have none).
+        page = self._page
+        if (
+            request.is_navigation_request()
+            and page is not None
+            and request.frame == page.main_frame
+        ):
+            self.navigations.add(request)
         self.last_activity = time.monotonic()
 
     def _ended(self, request: Request) -> None:
         self.pending.pop(request, None)
+        self.navigations.discard(request)
         self.last_activity = time.monotonic()
+
+    def busy_since(self, since: float) -> bool:
+        """A request that counts, started at or after ``since``, is still in flight."""
+        now = time.monotonic()
+        return any(
+            started >= since and now - started < LONG_REQUEST_S for started in self.pending.values()
+        )
 
     def quiet(self) -> bool:
         """No request that counts is in flight, and none started or ended just now."""

@@ -1,0 +1,200 @@
+// Page-side helpers for actions, evaluated on the element an id resolves to. The page is asked
+// right before acting (never from a cached observation): is the element still there, can a
+// person see and reach it, and where would a click land. An expression whose value is an
+// object of functions; Python calls them as `(el, arg) => (<this file>).name(el, arg)`.
+({
+  // The facts an action is validated against. With `reveal`, an element out of view is first
+  // scrolled to the middle of its scroll containers and the viewport.
+  check(el, reveal) {
+    if (!el.isConnected) return { connected: false };
+    const tag = el.localName;
+    const field = ["input", "select", "textarea"].includes(tag);
+    const target = this.pointerTarget(el);
+    const facts = {
+      connected: true,
+      tag,
+      role: el.getAttribute("role") || "",
+      visible: this.visible(target, field),
+      proxy: target !== el,
+      disabled: el.matches(":disabled") || el.getAttribute("aria-disabled") === "true",
+      readonly: ((tag === "input" || tag === "textarea") && el.readOnly) || el.getAttribute("aria-readonly") === "true",
+      editable: this.editable(el),
+      scrollable: this.scrollable(el),
+      multiple: tag === "select" && el.multiple,
+      options: tag === "select" ? Array.from(el.options, (o) => o.label || o.text || o.value) : [],
+      cover: null,
+      point: null,
+    };
+    if (!facts.visible || !reveal) return facts;
+    const win = el.ownerDocument.defaultView;
+    const r = target.getBoundingClientRect();
+    if (r.top < 0 || r.left < 0 || r.bottom > win.innerHeight || r.right > win.innerWidth) {
+      target.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+    }
+    const hit = this.reach(target, el);
+    facts.point = hit.point;
+    facts.cover = hit.cover;
+    return facts;
+  },
+
+  // Where the pointer goes: the element, or the visible label drawn in place of a hidden
+  // native control (a custom checkbox), which is what a person clicks.
+  pointerTarget(el) {
+    const field = ["input", "select", "textarea"].includes(el.localName);
+    if (this.visible(el, field) || !el.labels) return el;
+    return Array.from(el.labels).find((l) => this.visible(l, false)) || el;
+  },
+
+  visible(el, field) {
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) return false;
+    // A transparent native control laid over its own drawn box still takes the pointer.
+    return el.checkVisibility({ visibilityProperty: true, opacityProperty: !field });
+  },
+
+  // Where a pointer would reach the element: the first of nine points (the centre first) whose
+  // hit-test lands on it, relative to its box (x, y) and to the viewport (vx, vy); else what
+  // covers the centre.
+  reach(target, el) {
+    const root = target.getRootNode();
+    const hitter = root.elementFromPoint ? root : target.ownerDocument;
+    const win = target.ownerDocument.defaultView;
+    const r = target.getBoundingClientRect();
+    const left = Math.max(r.left, 0), top = Math.max(r.top, 0);
+    const right = Math.min(r.right, win.innerWidth), bottom = Math.min(r.bottom, win.innerHeight);
+    if (right - left < 1 || bottom - top < 1) return { point: null, cover: null };
+    const xs = [(left + right) / 2, left + 2, right - 2];
+    const ys = [(top + bottom) / 2, top + 2, bottom - 2];
+    let first = null;
+    for (const y of ys) {
+      for (const x of xs) {
+        const hit = hitter.elementFromPoint(x, y);
+        if (this.receives(target, el, hit)) return { point: { x: x - r.left, y: y - r.top, vx: x, vy: y }, cover: null };
+        if (first === null) first = hit;
+      }
+    }
+    return { point: null, cover: first ? this.describe(first) : "something outside the page" };
+  },
+
+  receives(target, el, hit) {
+    if (!hit) return false;
+    if (hit === target || target.contains(hit) || hit === el || el.contains(hit)) return true;
+    const label = hit.closest("label");
+    return Boolean(label && label.control === el);
+  },
+
+  // `<div class="modal-backdrop">` with a few words of its text: what a person would point at.
+  describe(el) {
+    let out = "<" + el.localName;
+    if (el.id) out += ` id="${el.id}"`;
+    const classes = (el.getAttribute("class") || "").trim().split(/\s+/).filter(Boolean).slice(0, 3);
+    if (classes.length) out += ` class="${classes.join(" ")}"`;
+    const role = el.getAttribute("role");
+    if (role) out += ` role="${role}"`;
+    out += ">";
+    const text = (el.innerText || "").trim().replace(/\s+/g, " ");
+    if (text) out += ` "${text.length > 40 ? text.slice(0, 39) + "…" : text}"`;
+    return out;
+  },
+
+  // "text" takes typed text, "value" a value set whole (date, range, colour), null nothing.
+  editable(el) {
+    const tag = el.localName;
+    if (tag === "textarea") return "text";
+    if (tag === "input") {
+      const type = (el.getAttribute("type") || "").toLowerCase();
+      if (["", "text", "search", "email", "url", "tel", "password", "number"].includes(type)) return "text";
+      if (["date", "time", "datetime-local", "month", "week", "range", "color"].includes(type)) return "value";
+      return null;
+    }
+    return el.isContentEditable ? "text" : null;
+  },
+
+  scrollable(el) {
+    const st = el.ownerDocument.defaultView.getComputedStyle(el);
+    const y = /(auto|scroll)/.test(st.overflowY) && el.scrollHeight > el.clientHeight;
+    const x = /(auto|scroll)/.test(st.overflowX) && el.scrollWidth > el.clientWidth;
+    return x || y;
+  },
+
+  // The values of a native select's options matching each wanted label or value, exactly or
+  // ignoring case and spacing; `missing` lists what matched nothing.
+  matchOptions(el, wanted) {
+    const norm = (s) => String(s).replace(/\s+/g, " ").trim().toLowerCase();
+    const options = Array.from(el.options);
+    const values = [], missing = [];
+    for (const w of wanted) {
+      const found = options.find((o) => o.value === w || o.label === w || o.text === w) ||
+        options.find((o) => norm(o.label || o.text) === norm(w) || norm(o.value) === norm(w));
+      if (found) values.push(found.value);
+      else missing.push(w);
+    }
+    return { values, missing };
+  },
+
+  // Put the caret after the last character, so typed text is added at the end.
+  caretToEnd(el) {
+    el.focus();
+    if (typeof el.setSelectionRange === "function" && typeof el.value === "string") {
+      try { el.setSelectionRange(el.value.length, el.value.length); return; } catch (e) { /* e.g. type=number */ }
+    }
+    const sel = el.ownerDocument.getSelection();
+    if (sel) {
+      const range = el.ownerDocument.createRange();
+      range.selectNodeContents(el);
+      range.collapse(false);
+      sel.removeAllRanges();
+      sel.addRange(range);
+    }
+  },
+
+  // Scroll the element (null: the page) by a number of pixels, or by `pages` screens of it;
+  // returns the scroll position before and after.
+  scroll(el, req) {
+    const doc = el ? el.ownerDocument : document;
+    const box = el || doc.scrollingElement || doc.documentElement;
+    const before = [box.scrollLeft, box.scrollTop];
+    const width = el ? el.clientWidth : doc.defaultView.innerWidth;
+    const height = el ? el.clientHeight : doc.defaultView.innerHeight;
+    const step = req.pixels !== null ? req.pixels : Math.round((req.axis === "x" ? width : height) * 0.9);
+    const delta = step * req.sign;
+    box.scrollBy({ left: req.axis === "x" ? delta : 0, top: req.axis === "y" ? delta : 0, behavior: "instant" });
+    return { before, after: [box.scrollLeft, box.scrollTop] };
+  },
+
+  // The listbox an ARIA combobox controls (aria-controls / aria-owns), else a visible listbox
+  // of the same document that opened with it.
+  popupOf(el) {
+    if (el.getAttribute("role") === "listbox") return el;
+    const root = el.getRootNode();
+    for (const attr of ["aria-controls", "aria-owns"]) {
+      for (const id of (el.getAttribute(attr) || "").split(/\s+/).filter(Boolean)) {
+        const found = (root.getElementById ? root.getElementById(id) : null) || el.ownerDocument.getElementById(id);
+        if (found && found.getAttribute("role") === "listbox") return found;
+        const inner = found && found.querySelector('[role="listbox"]');
+        if (inner) return inner;
+      }
+    }
+    const inside = el.querySelector('[role="listbox"]');
+    if (inside) return inside;
+    const open = Array.from(el.ownerDocument.querySelectorAll('[role="listbox"]')).filter((l) => this.visible(l, false));
+    return open.length === 1 ? open[0] : null;
+  },
+
+  optionLabels(listbox) {
+    return Array.from(listbox.querySelectorAll('[role="option"]'), (o) => this.optionLabel(o));
+  },
+
+  optionLabel(o) {
+    return (o.getAttribute("aria-label") || o.textContent || "").replace(/\s+/g, " ").trim();
+  },
+
+  // The option of an ARIA listbox whose label or value (data-value, value, id) is `wanted`.
+  findOption(listbox, wanted) {
+    const norm = (s) => String(s).replace(/\s+/g, " ").trim().toLowerCase();
+    const options = Array.from(listbox.querySelectorAll('[role="option"]'));
+    const keys = (o) => [this.optionLabel(o), o.getAttribute("data-value"), o.getAttribute("value"), o.id].filter(Boolean);
+    return options.find((o) => keys(o).includes(wanted)) ||
+      options.find((o) => keys(o).some((k) => norm(k) === norm(wanted))) || null;
+  },
+})

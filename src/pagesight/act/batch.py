@@ -1,0 +1,160 @@
+"""Batches: several steps in order, stopping at the first failure, never rolled back.
+
+A step that navigates (or rebuilds the page, removing most of what was there) must be the last:
+the ids of the steps after it named elements of the page before, so they are refused with
+``page_changed`` rather than tried on whatever now carries those numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pagesight.act.effect import Effect
+from pagesight.act.perform import ACTIONS
+from pagesight.errors import ActionError, InvalidOption
+
+Status = Literal["done", "failed", "refused", "not_run"]
+_PAGE_ACTIONS = ("navigate", "back")
+_ACT_ARGS = frozenset({"text", "append", "key", "values", "direction", "pixels", "wait", "timeout"})
+_ARGS = {
+    "navigate": frozenset({"url", "wait", "timeout"}),
+    "back": frozenset({"wait", "timeout"}),
+}
+_REBUILT_SHARE = 0.5
+"""A step that removes at least this share of the page's elements rebuilt the page."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Step:
+    element_id: int | None
+    action: str
+    args: dict[str, Any]
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepResult:
+    """How one step of a batch went."""
+
+    index: int
+    element_id: int | None
+    action: str
+    status: Status
+    effect: Effect | None = None
+    error: ActionError | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class BatchResult:
+    """Every step's result, in order, and the effect of the last step that ran."""
+
+    steps: tuple[StepResult, ...]
+    effect: Effect | None
+
+    @property
+    def ok(self) -> bool:
+        return all(step.status == "done" for step in self.steps)
+
+    def text(self) -> str:
+        lines = []
+        for s in self.steps:
+            target = f" [{s.element_id}]" if s.element_id is not None else ""
+            detail = f": {s.error}" if s.error else ""
+            if s.effect is not None:
+                detail = f": {', '.join(s.effect.kinds)}"
+            lines.append(f"{s.index + 1}. {s.action}{target} {s.status}{detail}")
+        return "\n".join(lines)
+
+
+def parse_steps(steps: Iterable[Sequence[Any]]) -> list[Step]:
+    """Check the shape of every step before any runs: a malformed batch does nothing."""
+    out = []
+    for i, raw in enumerate(steps):
+        if isinstance(raw, str | bytes) or not isinstance(raw, Sequence) or len(raw) not in (2, 3):
+            raise InvalidOption(
+                "steps", f"step {i + 1} must be (element_id, action) or (element_id, action, args)"
+            )
+        element_id, action = raw[0], raw[1]
+        args = raw[2] if len(raw) == 3 else {}
+        if action not in (*ACTIONS, *_PAGE_ACTIONS):
+            raise InvalidOption(
+                "steps",
+                f"step {i + 1}: unknown action {action!r}; use one of "
+                + ", ".join((*ACTIONS, *_PAGE_ACTIONS)),
+            )
+        if not isinstance(args, dict):
+            raise InvalidOption("steps", f"step {i + 1}: args must be a dict, not {args!r}")
+        accepted = _ARGS.get(action, _ACT_ARGS)
+        unknown = sorted(set(args) - accepted)
+        if unknown:
+            raise InvalidOption(
+                "steps",
+                f"step {i + 1}: {action} takes no {', '.join(unknown)}; "
+                f"it takes {', '.join(sorted(accepted))}",
+            )
+        if action == "navigate" and "url" not in args:
+            raise InvalidOption("steps", f"step {i + 1}: navigate needs {{'url': …}}")
+        if element_id is not None and (
+            isinstance(element_id, bool) or not isinstance(element_id, int)
+        ):
+            raise InvalidOption("steps", f"step {i + 1}: element id must be an int or None")
+        out.append(Step(element_id=element_id, action=action, args=dict(args)))
+    return out
+
+
+async def run_batch(
+    steps: list[Step], run: Callable[[int | None, str, dict[str, Any]], Awaitable[Effect]]
+) -> BatchResult:
+    results: list[StepResult] = []
+    last: Effect | None = None
+    stop: Status | None = None  # once set, every later step gets this status
+    refusal = ""
+    for i, step in enumerate(steps):
+        if stop == "refused":
+            error = ActionError("page_changed", refusal, element_id=step.element_id)
+            results.append(_result(i, step, "refused", error=error))
+            continue
+        if stop == "not_run":
+            results.append(_result(i, step, "not_run"))
+            continue
+        try:
+            last = await run(step.element_id, step.action, step.args)
+        except ActionError as exc:
+            results.append(_result(i, step, "failed", error=exc))
+            stop = "not_run"
+            continue
+        results.append(_result(i, step, "done", effect=last))
+        if _changed_page(last):
+            stop = "refused"
+            refusal = (
+                f"step {i + 1} ({step.action}) changed the page to {last.url_after}; the ids of "
+                "later steps belong to the page before it: observe again"
+            )
+    return BatchResult(steps=tuple(results), effect=last)
+
+
+def _result(
+    index: int,
+    step: Step,
+    status: Status,
+    *,
+    effect: Effect | None = None,
+    error: ActionError | None = None,
+) -> StepResult:
+    return StepResult(
+        index=index,
+        element_id=step.element_id,
+        action=step.action,
+        status=status,
+        effect=effect,
+        error=error,
+    )
+
+
+def _changed_page(effect: Effect) -> bool:
+    if effect.navigated or effect.changes is None:
+        return True
+    now = len(effect.observation.elements)
+    before = now - len(effect.changes.added) + len(effect.changes.removed)
+    return before > 0 and len(effect.changes.removed) >= _REBUILT_SHARE * before

@@ -1,0 +1,318 @@
+"""Effect: what the browser saw change after an action, and how it is worked out.
+
+The effect is read off two observations of the page (right before the action and once the page
+has settled after it) plus the events seen in between (dialogs, downloads, new tabs). ``no_op``
+means nothing was seen to change — not that the server did nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pagesight.observe.observation import Changes, Element, Observation
+from pagesight.observe.tree import Node
+
+EffectKind = Literal[
+    "navigation",
+    "new_tab",
+    "dom_change",
+    "value_change",
+    "focus_change",
+    "download",
+    "dialog",
+    "no_op",
+]
+# States that are a control's value rather than its shape: toggling them is a value change.
+_VALUE_STATES = frozenset({"checked", "mixed", "selected"})
+_MAX_TEXTS = 5
+_MAX_TEXT_CHARS = 80
+_MAX_LINES = 8
+"""Element lines in an effect's summary; the full delta is in ``observation.changes``."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class NewTab:
+    """A tab the action opened; ``browser.page(id)`` returns it."""
+
+    id: int
+    url: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class Download:
+    """A file the action downloaded, saved under the session's downloads folder."""
+
+    filename: str
+    path: Path | None
+    """``None`` when the download failed (``error`` says why)."""
+    url: str
+    error: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Dialog:
+    """A JavaScript dialog the action raised, and how pagesight answered it."""
+
+    type: str
+    """``alert``, ``confirm``, ``prompt`` or ``beforeunload``."""
+    message: str
+    accepted: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class Effect:
+    """What an action did, as far as the browser could see. Each event is reported once."""
+
+    action: str
+    element_id: int | None
+    kinds: tuple[EffectKind, ...]
+    url_before: str
+    url_after: str
+    ready: bool
+    """Whether the page settled (or, after a navigation, the new document became ready)."""
+    elapsed: float
+    """Seconds from the start of the action to this report."""
+    observation: Observation
+    """The page after the action; ``observation.changes`` is the delta from before it."""
+    new_tabs: tuple[NewTab, ...] = ()
+    downloads: tuple[Download, ...] = ()
+    dialogs: tuple[Dialog, ...] = ()
+    changes: Changes | None = None
+    """Elements added, removed and changed; ``None`` when a new document loaded."""
+    texts_added: tuple[str, ...] = ()
+    texts_removed: tuple[str, ...] = ()
+    values: tuple[tuple[Element, Element], ...] = ()
+    """Elements whose value (or checked/selected state) changed: (before, after)."""
+    focused: Element | None = None
+    """The element focus moved to, when that is not the element acted on."""
+    scrolled: tuple[int, int] | None = None
+    """How far a scroll action moved (x, y) in CSS pixels."""
+    errors: tuple[str, ...] = field(default=())
+    """What went wrong after the action ran (a failed download); empty when all is well."""
+
+    @property
+    def ok(self) -> bool:
+        """The action ran and nothing it started failed."""
+        return not self.errors
+
+    @property
+    def navigated(self) -> bool:
+        return "navigation" in self.kinds
+
+    def text(self) -> str:
+        """A few lines for a model: what kinds of change, and the gist of each."""
+        what = f"{self.action} [{self.element_id}]" if self.element_id is not None else self.action
+        head = f"{what} -> {', '.join(self.kinds)}"
+        if not self.ready:
+            head += " (page not settled)"
+        lines = [head]
+        if self.navigated:
+            how = "new document" if self.changes is None else "same document"
+            lines.append(f"  url: {self.url_before} -> {self.url_after} ({how})")
+        lines.extend(f"  new tab {t.id}: {t.url}" for t in self.new_tabs)
+        for d in self.downloads:
+            lines.append(f"  download: {d.filename} -> {d.path or d.error}")
+        lines.extend(
+            f"  dialog {d.type} {json.dumps(d.message, ensure_ascii=False)}: "
+            + ("accepted" if d.accepted else "dismissed")
+            for d in self.dialogs
+        )
+        if self.scrolled is not None:
+            lines.append(f"  scrolled by {self.scrolled[0]}, {self.scrolled[1]}")
+        if self.changes is not None and "dom_change" in self.kinds:
+            c = self.changes
+            reshaped = [b for a, b in c.changed if _shape(a) != _shape(b)]
+            lines.append(
+                f"  elements: {len(c.added)} added, {len(c.removed)} removed, "
+                f"{len(reshaped)} changed"
+            )
+            shown = [("+", el) for el in c.added] + [("-", el) for el in c.removed]
+            shown += [("~", el) for el in reshaped]
+            lines.extend(f"  {sign} {_brief(el)}" for sign, el in shown[:_MAX_LINES])
+            if len(shown) > _MAX_LINES:
+                lines.append(f"  … {len(shown) - _MAX_LINES} more in observation.changes")
+        for before, after in self.values:
+            lines.append(
+                f"  value [{after.id}] {after.role} {_q(after.name)}: {_value(before)}"
+                f" -> {_value(after)}"
+            )
+        lines.extend(f"  + text {_q(t)}" for t in self.texts_added)
+        lines.extend(f"  - text {_q(t)}" for t in self.texts_removed)
+        if self.focused is not None:
+            lines.append(
+                f"  focus: [{self.focused.id}] {self.focused.role} {_q(self.focused.name)}"
+            )
+        lines.extend(f"  error: {e}" for e in self.errors)
+        return "\n".join(lines)
+
+    def to_dict(self) -> dict[str, Any]:
+        include = self.observation.include
+        return {
+            "action": self.action,
+            "element_id": self.element_id,
+            "ok": self.ok,
+            "kinds": list(self.kinds),
+            "url_before": self.url_before,
+            "url_after": self.url_after,
+            "ready": self.ready,
+            "elapsed": round(self.elapsed, 4),
+            "new_tabs": [{"id": t.id, "url": t.url} for t in self.new_tabs],
+            "downloads": [
+                {
+                    "filename": d.filename,
+                    "path": str(d.path) if d.path else None,
+                    "url": d.url,
+                    "error": d.error,
+                }
+                for d in self.downloads
+            ],
+            "dialogs": [
+                {"type": d.type, "message": d.message, "accepted": d.accepted} for d in self.dialogs
+            ],
+            "changes": self.changes.to_dict(include) if self.changes is not None else None,
+            "texts_added": list(self.texts_added),
+            "texts_removed": list(self.texts_removed),
+            "values": [
+                {"before": a.to_dict(include), "after": b.to_dict(include)} for a, b in self.values
+            ],
+            "focused": self.focused.to_dict(include) if self.focused is not None else None,
+            "scrolled": list(self.scrolled) if self.scrolled is not None else None,
+            "errors": list(self.errors),
+        }
+
+
+def _q(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def _brief(el: Element) -> str:
+    return f"[{el.id}] {el.role} {_q(el.name)}" + (
+        f" [{', '.join(sorted(el.states))}]" if el.states else ""
+    )
+
+
+def _value(el: Element) -> str:
+    shown = _q(el.value) if el.value is not None else "-"
+    marks = sorted(el.states & _VALUE_STATES)
+    return shown + (f" [{', '.join(marks)}]" if marks else "")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Seen:
+    """The events seen while an action ran, beside the two observations."""
+
+    new_tabs: tuple[NewTab, ...] = ()
+    downloads: tuple[Download, ...] = ()
+    dialogs: tuple[Dialog, ...] = ()
+    scrolled: tuple[int, int] | None = None
+
+
+def classify(
+    *,
+    action: str,
+    element_id: int | None,
+    before: Observation,
+    after: Observation,
+    changes: Changes,
+    seen: Seen,
+    url_before: str,
+    ready: bool,
+    elapsed: float,
+) -> Effect:
+    """Name what changed between ``before`` and ``after`` (and what ``seen`` caught)."""
+    kinds: list[EffectKind] = []
+    new_document = changes.new_document
+    if new_document or after.url != url_before:
+        kinds.append("navigation")
+    if seen.new_tabs:
+        kinds.append("new_tab")
+    values: tuple[tuple[Element, Element], ...] = ()
+    focused = None
+    texts_added: tuple[str, ...] = ()
+    texts_removed: tuple[str, ...] = ()
+    if not new_document:
+        values = tuple((a, b) for a, b in changes.changed if _value_moved(a, b))
+        reshaped = any(_shape(a) != _shape(b) for a, b in changes.changed)
+        texts_added, texts_removed = _text_changes(before.tree, after.tree)
+        moved_into_view = seen.scrolled is not None and seen.scrolled != (0, 0)
+        if changes.added or changes.removed or reshaped or texts_added or texts_removed:
+            kinds.append("dom_change")
+        elif moved_into_view:
+            kinds.append("dom_change")  # what a person sees changed, though the DOM did not
+        if values:
+            kinds.append("value_change")
+        focused = _newly_focused(before, after, element_id)
+        if focused is not None:
+            kinds.append("focus_change")
+    if seen.downloads:
+        kinds.append("download")
+    if seen.dialogs:
+        kinds.append("dialog")
+    return Effect(
+        action=action,
+        element_id=element_id,
+        kinds=tuple(kinds) or ("no_op",),
+        url_before=url_before,
+        url_after=after.url,
+        ready=ready,
+        elapsed=elapsed,
+        observation=after,
+        new_tabs=seen.new_tabs,
+        downloads=seen.downloads,
+        dialogs=seen.dialogs,
+        changes=None if new_document else changes,
+        texts_added=texts_added,
+        texts_removed=texts_removed,
+        values=values,
+        focused=focused,
+        scrolled=seen.scrolled,
+        errors=tuple(d.error for d in seen.downloads if d.error),
+    )
+
+
+def _value_moved(a: Element, b: Element) -> bool:
+    return a.value != b.value or (a.states & _VALUE_STATES) != (b.states & _VALUE_STATES)
+
+
+def _shape(el: Element) -> tuple[object, ...]:
+    """What an element shows besides its value and focus: a change here is a DOM change."""
+    states = el.states - _VALUE_STATES - {"focused"}
+    return (el.role, el.name, states, el.options)
+
+
+def _newly_focused(before: Observation, after: Observation, acted: int | None) -> Element | None:
+    was = next((el.id for el in before.elements if "focused" in el.states), None)
+    now = next((el for el in after.elements if "focused" in el.states), None)
+    if now is None or now.id in (was, acted):
+        return None
+    return now
+
+
+def _text_changes(
+    before: tuple[Node, ...], after: tuple[Node, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Up to a few texts (text lines and headings) that appeared and that disappeared."""
+    old, new = Counter(_texts(before)), Counter(_texts(after))
+    added = [t for t in new if new[t] > old[t]]
+    removed = [t for t in old if old[t] > new[t]]
+    return _short(added), _short(removed)
+
+
+def _texts(nodes: tuple[Node, ...]) -> list[str]:
+    out = []
+    for node in nodes:
+        for n in node.walk():
+            if n.id is None and n.name and (n.is_text or n.role == "heading"):
+                out.append(n.name)
+    return out
+
+
+def _short(texts: list[str]) -> tuple[str, ...]:
+    return tuple(
+        t if len(t) <= _MAX_TEXT_CHARS else t[: _MAX_TEXT_CHARS - 1] + "…"
+        for t in texts[:_MAX_TEXTS]
+    )

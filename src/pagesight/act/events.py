@@ -1,0 +1,142 @@
+"""The events a page raises on its own schedule: dialogs, downloads and popups.
+
+They are recorded for the life of the page, in order; an action takes the slice that arrived
+while it ran, so each is reported by exactly one effect. Dialogs are answered at once by the
+page's :class:`DialogPolicy` (a dialog left open would block the page's scripts).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from playwright.async_api import Dialog as PlaywrightDialog
+from playwright.async_api import Download as PlaywrightDownload
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page as PlaywrightPage
+
+from pagesight.act.effect import Dialog, Download
+from pagesight.errors import InvalidOption
+
+Answer = Literal["accept", "dismiss"]
+_ANSWERS = ("accept", "dismiss")
+DOWNLOAD_TIMEOUT_S = 30.0
+
+
+@dataclass(frozen=True, kw_only=True)
+class DialogPolicy:
+    """How pagesight answers JavaScript dialogs: by default it accepts alerts and
+    ``beforeunload`` prompts and dismisses confirms and prompts (the cautious answer)."""
+
+    alert: Answer = "accept"
+    confirm: Answer = "dismiss"
+    prompt: Answer = "dismiss"
+    beforeunload: Answer = "accept"
+    prompt_text: str = ""
+    """What an accepted ``prompt()`` returns."""
+
+    def __post_init__(self) -> None:
+        for kind in ("alert", "confirm", "prompt", "beforeunload"):
+            if getattr(self, kind) not in _ANSWERS:
+                raise InvalidOption(
+                    "dialogs", f"{kind} must be 'accept' or 'dismiss', not {getattr(self, kind)!r}"
+                )
+
+    def answer(self, kind: str) -> Answer:
+        return getattr(self, kind, "dismiss") if kind in _KINDS else "dismiss"
+
+
+_KINDS = frozenset({"alert", "confirm", "prompt", "beforeunload"})
+
+
+@dataclass(frozen=True)
+class Mark:
+    """How many events of each sort had arrived at one moment."""
+
+    dialogs: int
+    downloads: int
+    popups: int
+
+
+@dataclass
+class PageEvents:
+    """Every dialog, download and popup of one page, in order of arrival."""
+
+    policy: Callable[[], DialogPolicy]
+    dialogs: list[Dialog] = field(default_factory=list)
+    downloads: list[PlaywrightDownload] = field(default_factory=list)
+    popups: list[PlaywrightPage] = field(default_factory=list)
+
+    def attach(self, page: PlaywrightPage) -> None:
+        page.on("dialog", self._on_dialog)
+        page.on("download", self._on_download)
+        page.on("popup", self._on_popup)
+
+    # Playwright tags each handler with an attribute: it must be a function of ours, not a
+    # bound builtin such as ``list.append``.
+    def _on_download(self, download: PlaywrightDownload) -> None:
+        self.downloads.append(download)
+
+    def _on_popup(self, popup: PlaywrightPage) -> None:
+        self.popups.append(popup)
+
+    async def _on_dialog(self, dialog: PlaywrightDialog) -> None:
+        policy = self.policy()
+        accept = policy.answer(dialog.type) == "accept"
+        self.dialogs.append(Dialog(type=dialog.type, message=dialog.message, accepted=accept))
+        # The page may close under the dialog (a beforeunload on close): nothing left to answer.
+        with contextlib.suppress(PlaywrightError):
+            if accept:
+                await dialog.accept(policy.prompt_text if dialog.type == "prompt" else None)
+            else:
+                await dialog.dismiss()
+
+    def mark(self) -> Mark:
+        return Mark(len(self.dialogs), len(self.downloads), len(self.popups))
+
+
+async def save_downloads(
+    downloads: list[PlaywrightDownload], folder: Path, timeout: float = DOWNLOAD_TIMEOUT_S
+) -> tuple[Download, ...]:
+    """Wait for each download to finish and keep it in ``folder`` under its own name."""
+    return tuple(await asyncio.gather(*(_save(d, folder, timeout) for d in downloads)))
+
+
+async def _save(download: PlaywrightDownload, folder: Path, timeout: float) -> Download:
+    name = _safe_name(download.suggested_filename)
+    target = _free_path(folder, name)
+    # Claim the name now, so two downloads of one name saved together never collide.
+    target.touch()
+    try:
+        failure = await asyncio.wait_for(download.failure(), timeout)
+        if failure is None:
+            await asyncio.wait_for(download.save_as(target), timeout)
+    except TimeoutError:
+        failure = f"not finished within {timeout:g} s"
+    except PlaywrightError as exc:
+        failure = str(exc).strip().splitlines()[0]
+    if failure is not None:
+        target.unlink(missing_ok=True)
+        return Download(filename=name, path=None, url=download.url, error=failure)
+    return Download(filename=name, path=target, url=download.url)
+
+
+def _safe_name(suggested: str) -> str:
+    # A server chooses this name: keep it inside the folder and free of control characters.
+    name = re.sub(r"[\x00-\x1f/\\]", "_", Path(suggested).name).strip(" .")
+    return name or "download"
+
+
+def _free_path(folder: Path, name: str) -> Path:
+    target = folder / name
+    stem, suffix = Path(name).stem, Path(name).suffix
+    n = 1
+    while target.exists():
+        target = folder / f"{stem} ({n}){suffix}"
+        n += 1
+    return target

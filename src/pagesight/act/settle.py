@@ -1,0 +1,104 @@
+"""Waiting after an action exactly as long as the page needs.
+
+After an action the page has settled once, together: the DOM has not changed for a short
+window, no request the action started is in flight, and no short timer (a ``setTimeout`` of up
+to a second, counted by the init script) is pending. A navigation the action started is
+followed to its new document, which is then waited for like any page (see readiness). A page
+already known never to settle (it polls for ever) is judged on its DOM alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page as PlaywrightPage
+
+from pagesight.browser.readiness import NetworkWatch, wait_ready
+from pagesight.errors import PageUnresponsive
+
+SETTLE_MS = 60
+"""Quiet needed after an action: long enough for a handler's promise chain and the next frame
+to land, short enough that a click on a page that does nothing reports so at once."""
+POLL_S = 0.025
+_PROBE = """() => {
+  const w = globalThis[Symbol.for("pagesight.walker")];
+  const h = globalThis[Symbol.for("pagesight.hooks")];
+  const state = h && h.settling ? h.settling() : null;
+  return {doc: w ? w.docToken : null, gaveUp: Boolean(h && h.gaveUp), state};
+}"""
+
+
+@dataclass(frozen=True)
+class Settled:
+    new_document: bool
+    ready: bool
+
+
+async def document_token(page: PlaywrightPage) -> str | None:
+    """The walker token of the page's current document (``None`` before the first walk)."""
+    probe = await _probe(page, 5.0)
+    return None if probe is None else probe["doc"]
+
+
+async def settle(
+    page: PlaywrightPage,
+    network: NetworkWatch,
+    *,
+    since: float,
+    document: str | None,
+    timeout: float,
+) -> Settled:
+    """Wait until the page settles after an action that began at ``since`` (monotonic time)
+    on the document whose walker token is ``document``; at most ``timeout`` seconds."""
+    deadline = since + timeout
+    while True:
+        now = time.monotonic()
+        probe = await _probe(page, max(deadline - now, 0.5))
+        if probe is not None and probe["doc"] != document:
+            # Another document: the action navigated. Wait for it as for any page.
+            ready = await wait_ready(
+                page,
+                network,
+                max(deadline - time.monotonic(), 0.0),
+                once_per_document=True,
+                answer_within=5.0,
+            )
+            return Settled(new_document=True, ready=ready)
+        left = _time_left(probe, network, since, now) if probe is not None else POLL_S
+        if left <= 0:
+            return Settled(new_document=False, ready=True)
+        if now >= deadline:
+            return Settled(new_document=False, ready=False)
+        # Settling is a condition over time: look again once it could first hold.
+        await asyncio.sleep(min(left, POLL_S))
+
+
+def _time_left(probe: dict[str, Any], network: NetworkWatch, since: float, now: float) -> float:
+    """Seconds until the page could count as settled (0: it has), judging by this probe."""
+    if network.navigations:
+        return POLL_S  # a link's page is on its way; the old document is still showing
+    quiet_ms = (now - since) * 1000
+    state = probe["state"]
+    if state is not None:
+        quiet_ms = min(quiet_ms, state["quietMs"])
+    if not probe["gaveUp"]:  # a page that never settles: its DOM is all that can be judged
+        if (state is not None and state["timers"]) or network.busy_since(since):
+            return POLL_S
+        quiet_ms = min(quiet_ms, (now - max(network.last_activity, since)) * 1000)
+    return max(SETTLE_MS - quiet_ms, 0.0) / 1000
+
+
+async def _probe(page: PlaywrightPage, answer_within: float) -> dict[str, Any] | None:
+    try:
+        state: dict[str, Any] = await asyncio.wait_for(page.evaluate(_PROBE), answer_within)
+    except TimeoutError as exc:
+        raise PageUnresponsive(
+            f"{page.url} did not answer within {answer_within:g} s; a script may be keeping it busy"
+        ) from exc
+    except PlaywrightError:
+        return None  # between documents: the next look sees the new one
+    return state

@@ -1,0 +1,51 @@
+"""Loading a URL in a tab: which URLs pagesight opens, and how long it waits for them."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Literal
+from urllib.parse import urlsplit
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page as PlaywrightPage
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+from pagesight.errors import NavigationError, PageCrashed, UnsupportedURL
+
+WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit"]
+_SCHEMES = ("http", "https", "file", "about", "data")
+
+
+def normalise_url(target: str) -> str:
+    """A URL pagesight can open: http(s), file, about: or data:, or a path to a local file."""
+    parts = urlsplit(target)
+    if parts.scheme in _SCHEMES:
+        return target
+    if not parts.scheme or len(parts.scheme) == 1:  # a path (or a Windows drive letter)
+        path = Path(target).expanduser()
+        if path.is_file():
+            return path.resolve().as_uri()
+        raise UnsupportedURL(f"{target!r} is neither a URL nor an existing file")
+    raise UnsupportedURL(
+        f"unsupported URL scheme {parts.scheme!r} in {target!r}; use http, https or a file path"
+    )
+
+
+async def goto(
+    page: PlaywrightPage, url: str, *, wait_until: WaitUntil = "load", timeout: float = 30.0
+) -> None:
+    """Navigate and wait for ``wait_until``; a page that commits but never finishes
+    loading (a hung subresource) is still returned — its observation says ``loading``."""
+    try:
+        await page.goto(url, wait_until="commit", timeout=timeout * 1000)
+    except PlaywrightTimeout as exc:
+        raise NavigationError(f"{url} did not answer within {timeout:g} s") from exc
+    except PlaywrightError as exc:
+        if page.is_closed():
+            raise PageCrashed(f"the page closed while loading {url}") from exc
+        reason = str(exc).strip().splitlines()[0]
+        raise NavigationError(f"cannot load {url}: {reason}") from exc
+    if wait_until != "commit":
+        with contextlib.suppress(PlaywrightTimeout):
+            await page.wait_for_load_state(wait_until, timeout=timeout * 1000)
