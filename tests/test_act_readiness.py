@@ -16,9 +16,20 @@ def test_an_action_waits_for_content_rendered_after_load(page: Any, server: Stat
     eff = page.act(refresh.id, "click")
     assert eff.ok and eff.ready
     assert page.playwright.evaluate("window.refreshes") == 1
-    one(eff.observation, "Load older orders", "button")
-    assert "Order 1001" in eff.observation.text()
-    assert "Loading orders" not in eff.observation.text()
+    one(eff.observation, "Load older orders", "button")  # the whole page, not only the delta
+    assert "Loading orders" not in page.observe(wait=0).text()
+
+
+def test_a_click_whose_result_renders_800_ms_later_waits_for_it(
+    page: Any, server: StaticServer
+) -> None:
+    page.playwright.goto(server.url("act-late.html"))
+    assert page.wait_ready(timeout=10)
+    summary = one(page.observe(), "Show summary", "button")
+    eff = page.act(summary.id, "click")  # renders "3 orders this month" 800 ms later
+    assert eff.ok and eff.ready
+    assert "dom_change" in eff.kinds
+    assert "3 orders this month" in eff.texts_added, eff.text()
 
 
 def test_a_click_that_fetches_then_renders_reports_what_arrived(
@@ -31,7 +42,8 @@ def test_a_click_that_fetches_then_renders_reports_what_arrived(
     assert eff.ok and eff.ready
     assert "dom_change" in eff.kinds
     assert any("Order 998" in text for text in eff.texts_added), eff.text()
-    assert "Order 998" in eff.observation.text()
+    shown = page.playwright.evaluate("document.getElementById('older-list').textContent")
+    assert shown == "Order 998 (after 600 ms)"
 
 
 def test_an_action_on_a_page_that_never_settles_completes_not_ready(
