@@ -10,11 +10,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
+from playwright.async_api import Browser as PlaywrightBrowser
 from playwright.async_api import Dialog as PlaywrightDialog
 from playwright.async_api import Download as PlaywrightDownload
 from playwright.async_api import Error as PlaywrightError
@@ -98,6 +100,32 @@ class PageEvents:
 
     def mark(self) -> Mark:
         return Mark(len(self.dialogs), len(self.downloads), len(self.popups))
+
+
+class Openings:
+    """How many tabs each tab has opened, counted the moment Chromium creates them.
+
+    Playwright announces a popup only once its first document has committed, well after a
+    click has otherwise settled; this count says a new tab is on its way, so an action waits
+    for it instead of reporting ``no_op``.
+    """
+
+    def __init__(self) -> None:
+        self._by_opener: Counter[str] = Counter()
+
+    async def attach(self, browser: PlaywrightBrowser) -> None:
+        session = await browser.new_browser_cdp_session()
+        session.on("Target.targetCreated", self._created)
+        await session.send("Target.setDiscoverTargets", {"discover": True})
+
+    def _created(self, event: dict[str, Any]) -> None:
+        info = event["targetInfo"]
+        if info.get("type") == "page" and info.get("openerId"):
+            self._by_opener[info["openerId"]] += 1
+
+    def by(self, target_id: str) -> int:
+        """How many tabs the tab ``target_id`` has opened so far."""
+        return self._by_opener[target_id]
 
 
 async def save_downloads(

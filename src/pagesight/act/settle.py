@@ -3,8 +3,9 @@
 After an action the page has settled once, together: the DOM has not changed for a short
 window, no request the action started is in flight, and no short timer (a ``setTimeout`` of up
 to a second, counted by the init script) is pending. A navigation the action started is
-followed to its new document, which is then waited for like any page (see readiness). A page
-already known never to settle (it polls for ever) is judged on its DOM alone.
+followed to its new document, which is then waited for like any page (see readiness). A
+document that never became ready (it polls for ever, or the caller did not wait) is judged on
+its DOM alone and reported not ready.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ _PROBE = """() => {
   const w = globalThis[Symbol.for("pagesight.walker")];
   const h = globalThis[Symbol.for("pagesight.hooks")];
   const state = h && h.settling ? h.settling() : null;
-  return {doc: w ? w.docToken : null, gaveUp: Boolean(h && h.gaveUp), state};
+  return {doc: w ? w.docToken : null, latched: Boolean(h && h.ready), state};
 }"""
 
 
@@ -49,11 +50,13 @@ async def settle(
     network: NetworkWatch,
     *,
     since: float,
+    done: float,
     document: str | None,
     timeout: float,
 ) -> Settled:
-    """Wait until the page settles after an action that began at ``since`` (monotonic time)
-    on the document whose walker token is ``document``; at most ``timeout`` seconds."""
+    """Wait until the page settles after an action that began at ``since`` and ended at
+    ``done`` (monotonic times) on the document whose walker token is ``document``; at most
+    ``timeout`` seconds."""
     deadline = since + timeout
     while True:
         now = time.monotonic()
@@ -68,27 +71,29 @@ async def settle(
                 answer_within=5.0,
             )
             return Settled(new_document=True, ready=ready)
-        left = _time_left(probe, network, since, now) if probe is not None else POLL_S
+        left = _time_left(probe, network, since, done, now) if probe is not None else POLL_S
         if left <= 0:
-            return Settled(new_document=False, ready=True)
+            return Settled(new_document=False, ready=bool(probe and probe["latched"]))
         if now >= deadline:
             return Settled(new_document=False, ready=False)
         # Settling is a condition over time: look again once it could first hold.
         await asyncio.sleep(min(left, POLL_S))
 
 
-def _time_left(probe: dict[str, Any], network: NetworkWatch, since: float, now: float) -> float:
+def _time_left(
+    probe: dict[str, Any], network: NetworkWatch, since: float, done: float, now: float
+) -> float:
     """Seconds until the page could count as settled (0: it has), judging by this probe."""
     if network.navigations:
         return POLL_S  # a link's page is on its way; the old document is still showing
-    quiet_ms = (now - since) * 1000
+    quiet_ms = (now - done) * 1000
     state = probe["state"]
     if state is not None:
         quiet_ms = min(quiet_ms, state["quietMs"])
-    if not probe["gaveUp"]:  # a page that never settles: its DOM is all that can be judged
+    if probe["latched"]:  # a page that never settled: its DOM is all that can be judged
         if (state is not None and state["timers"]) or network.busy_since(since):
             return POLL_S
-        quiet_ms = min(quiet_ms, (now - max(network.last_activity, since)) * 1000)
+        quiet_ms = min(quiet_ms, (now - max(network.last_activity, done)) * 1000)
     return max(SETTLE_MS - quiet_ms, 0.0) / 1000
 
 

@@ -18,7 +18,7 @@ from playwright.async_api import BrowserContext, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
-from pagesight.act.events import DialogPolicy
+from pagesight.act.events import DialogPolicy, Openings
 from pagesight.browser.cdp import translate
 from pagesight.browser.launch import ChromiumProcess, start_chromium
 from pagesight.browser.navigation import WaitUntil, goto, normalise_url
@@ -43,6 +43,7 @@ class AsyncBrowser:
         context: BrowserContext,
         cdp_url: str,
         process: ChromiumProcess | None,
+        openings: Openings,
         dialogs: DialogPolicy,
         downloads: Path | None,
     ) -> None:
@@ -53,6 +54,8 @@ class AsyncBrowser:
         self._process = process
         self._pages: dict[PlaywrightPage, AsyncPage] = {}
         self._tab_ids = itertools.count(1)
+        self.openings = openings
+        """How many tabs each tab has opened (so an action waits for a tab it opens)."""
         self.ids = IdRegistry()
         """Session-wide element ids: never reused while this browser lives."""
         self._dialogs = dialogs
@@ -122,6 +125,8 @@ class AsyncBrowser:
             # Hooks run before each document's own scripts: they note click listeners and
             # closed shadow roots, which no page script could find afterwards.
             await context.add_init_script(script("hooks.js"))
+            openings = Openings()
+            await openings.attach(browser)
         except BaseException:
             await playwright.stop()
             raise
@@ -132,6 +137,7 @@ class AsyncBrowser:
             context=context,
             cdp_url=http_url,
             process=process,
+            openings=openings,
             dialogs=dialogs or DialogPolicy(),
             downloads=Path(downloads).expanduser() if downloads is not None else None,
         )

@@ -63,6 +63,7 @@ class AsyncPage:
         self._id = tab_id
         self._dialogs: DialogPolicy = browser.dialogs
         self._cdp: CdpSession | None = None
+        self._target: str | None = None
         self._network = NetworkWatch()
         self._network.attach(page)
         self._events = PageEvents(policy=lambda: self._dialogs)
@@ -423,12 +424,20 @@ class AsyncPage:
             check(before)
         mark = self._events.mark()
         url_before = self._page.url
+        target_id = await self._target_id()
+        opened = self._browser.openings.by(target_id)
         since = time.monotonic()
         scrolled = await do()
         settled = await settle(
-            self._page, self._network, since=since, document=doc_before, timeout=timeout
+            self._page,
+            self._network,
+            since=since,
+            done=time.monotonic(),
+            document=doc_before,
+            timeout=timeout,
         )
-        seen = await self._seen(mark, scrolled, timeout)
+        tabs = self._browser.openings.by(target_id) - opened
+        seen = await self._seen(mark, scrolled, tabs=tabs, deadline=since + timeout)
         after, doc_after = await self._snapshot()
         changes = passes.diff(
             before.elements, after.elements, same_document=doc_after == doc_before
@@ -446,9 +455,14 @@ class AsyncPage:
             elapsed=time.monotonic() - started,
         )
 
-    async def _seen(self, mark: Mark, scrolled: tuple[int, int] | None, timeout: float) -> Seen:
-        """The dialogs, downloads and new tabs that arrived since ``mark``."""
+    async def _seen(
+        self, mark: Mark, scrolled: tuple[int, int] | None, *, tabs: int, deadline: float
+    ) -> Seen:
+        """The dialogs, downloads and the ``tabs`` new tabs that arrived since ``mark``."""
         events = self._events
+        while len(events.popups) - mark.popups < tabs and time.monotonic() < deadline:
+            await asyncio.sleep(0.025)  # Playwright announces a tab once its page commits
+        timeout = max(deadline - time.monotonic(), 0.1)
         downloads = await save_downloads(
             events.downloads[mark.downloads :], self._browser.downloads
         )
@@ -501,6 +515,15 @@ class AsyncPage:
             with translate("waiting for the new document"):
                 await self._page.wait_for_load_state("domcontentloaded", timeout=10_000)
             return await capture(await self._channel(mode), options, self._channels)
+
+    async def _target_id(self) -> str:
+        """This tab's DevTools target id."""
+        if self._target is None:
+            await self._channel("cdp")
+            assert self._cdp is not None
+            info = await self._cdp.send("Target.getTargetInfo")
+            self._target = str(info["targetInfo"]["targetId"])
+        return self._target
 
     async def _channel(self, mode: Mode) -> Channel:
         if mode == "evaluate":

@@ -33,13 +33,15 @@ _PROBE = """() => {
   const h = globalThis[Symbol.for("pagesight.hooks")];
   const loaded = document.readyState === "complete";
   if (!h || !h.settling) return {latched: false, hooks: false, loaded};
-  return {latched: h.ready, gaveUp: h.gaveUp === true, hooks: true, ...h.settling()};
+  return {latched: h.ready, waited: h.waited || 0, hooks: true, ...h.settling()};
 }"""
 # Both marks live in the document, so a new document starts over.
 _LATCH = """() => { const h = globalThis[Symbol.for("pagesight.hooks")]; if (h) h.ready = true; }"""
-_GIVE_UP = (
-    """() => { const h = globalThis[Symbol.for("pagesight.hooks")]; if (h) h.gaveUp = true; }"""
-)
+# How long a wait on this document has already run out, so the same wait is not paid again.
+_WAITED = """(t) => {
+  const h = globalThis[Symbol.for("pagesight.hooks")];
+  if (h) h.waited = Math.max(h.waited || 0, t);
+}"""
 
 
 @dataclass
@@ -92,8 +94,9 @@ class NetworkWatch:
 
 async def _look(
     page: PlaywrightPage, network: NetworkWatch, answer_within: float
-) -> tuple[bool, bool]:
-    """One look: (is the document ready now, has a wait on it already run out). Latches."""
+) -> tuple[bool, float]:
+    """One look: (is the document ready now, the longest wait on it that already ran out).
+    Latches."""
     try:
         state: dict[str, Any] = await asyncio.wait_for(page.evaluate(_PROBE), answer_within)
     except TimeoutError as exc:
@@ -101,21 +104,21 @@ async def _look(
             f"{page.url} did not answer within {answer_within:g} s; a script may be keeping it busy"
         ) from exc
     except PlaywrightError:
-        return False, False  # between documents: the next look sees the new one
+        return False, 0.0  # between documents: the next look sees the new one
     if state.get("latched"):
-        return True, False
+        return True, 0.0
     ready = bool(state["loaded"]) and network.quiet()
     if state.get("hooks"):
         ready = ready and state["quietMs"] >= DOM_QUIET_MS and state["timers"] == 0
     if ready:
         await _mark(page, _LATCH)
-    return ready, bool(state.get("gaveUp"))
+    return ready, float(state.get("waited", 0))
 
 
-async def _mark(page: PlaywrightPage, script: str) -> None:
+async def _mark(page: PlaywrightPage, script: str, arg: float | None = None) -> None:
     # A document already gone needs no mark: its successor starts unmarked anyway.
     with contextlib.suppress(PlaywrightError):
-        await page.evaluate(script)
+        await page.evaluate(script, arg)
 
 
 async def wait_ready(
@@ -128,17 +131,18 @@ async def wait_ready(
 ) -> bool:
     """Wait until the document is ready or ``timeout`` seconds pass; says which.
 
-    With ``once_per_document``, a document that already ran out a wait is only looked at,
-    not waited for again: a page that never settles costs the cap once, not on every call.
+    With ``once_per_document``, a document that already ran out a wait as long is only looked
+    at, not waited for again: a page that never settles costs the cap once, not on every call.
     A page that does not answer a look within ``answer_within`` seconds raises
     :class:`~pagesight.errors.PageUnresponsive`.
     """
     deadline = time.monotonic() + timeout
     while True:
-        ready, gave_up = await _look(page, network, answer_within)
-        if ready or (gave_up and once_per_document):
+        ready, waited = await _look(page, network, answer_within)
+        if ready or (once_per_document and waited >= timeout):
             return ready
         if time.monotonic() >= deadline:
-            await _mark(page, _GIVE_UP)
+            if timeout > 0:
+                await _mark(page, _WAITED, timeout)
             return False
         await asyncio.sleep(POLL_S)  # readiness is a condition over time: polling it is the job
