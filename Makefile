@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench setup system
+.PHONY: demo test lint bench bench-vision setup system
 
 demo: setup
 	$(VENV)/bin/pagesight observe src/pagesight/demo/sample.html
@@ -19,13 +19,20 @@ lint: setup
 bench: setup
 	$(PY) benchmarks/observe.py
 
+bench-vision: setup
+	$(PY) benchmarks/vision.py
+
 setup: system $(STAMP)
 
 # Debian packages: Chromium (never a Playwright browser download) and CJK fonts so
-# Chinese/Japanese/Korean text lays out like on a real desktop.
+# Chinese/Japanese/Korean text lays out like on a real desktop; Tesseract with English and
+# Simplified Chinese data for the vision fallback's OCR.
 system:
 	@command -v chromium >/dev/null 2>&1 || { \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk; }
+	@command -v tesseract >/dev/null 2>&1 || { \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+	    tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim; }
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
