@@ -1,0 +1,53 @@
+"""What changed on screen between two screenshots: for an action's Effect."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PIL import ImageChops
+
+from pagesight.errors import InvalidOption
+from pagesight.vision.images import decode_png
+from pagesight.vision.perception import to_css
+
+TOLERANCE = 24  # levels per channel: below this a pixel is re-rendered, not changed
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScreenChange:
+    """The region of the screen that changed and how much of the screen that is."""
+
+    bounds: tuple[int, int, int, int]
+    """x, y, width, height in CSS pixels: the smallest box holding every changed pixel."""
+    share: float
+    """Changed pixels as a share of all pixels (0 to 1)."""
+    pixels: int
+    """Changed pixels, in screenshot pixels."""
+
+
+def diff_screens(before: bytes, after: bytes, *, scale: float = 1.0) -> ScreenChange | None:
+    """The change from ``before`` to ``after`` (PNG screenshots), or None if nothing changed.
+
+    Screenshots of different sizes (a resized window) count as a change of the whole screen.
+    ``scale`` is the screenshots' pixels per CSS pixel.
+    """
+    if scale <= 0:
+        raise InvalidOption("scale", f"scale must be positive, not {scale!r}")
+    old, new = decode_png(before), decode_png(after)
+    total = new.width * new.height
+    if old.size != new.size:
+        return ScreenChange(bounds=to_css((0, 0, *new.size), scale), share=1.0, pixels=total)
+    # The largest difference over the colour channels: a change of hue alone still counts.
+    red, green, blue = ImageChops.difference(old, new).split()
+    strongest = ImageChops.lighter(ImageChops.lighter(red, green), blue)
+    changed = strongest.point(lambda v: 255 if v > TOLERANCE else 0)
+    box = changed.getbbox()
+    if box is None:
+        return None
+    pixels = changed.histogram()[255]
+    left, top, right, bottom = box
+    return ScreenChange(
+        bounds=to_css((left, top, right - left, bottom - top), scale),
+        share=pixels / total,
+        pixels=pixels,
+    )

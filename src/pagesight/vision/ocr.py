@@ -1,0 +1,208 @@
+"""Optical character recognition: the ``OcrEngine`` protocol and a Tesseract engine.
+
+``TesseractOcr`` runs Debian's ``tesseract`` binary (5.x) once per screenshot. It does not
+hand over the raw screenshot: Tesseract's layout analysis, made for scanned pages, drops short
+labels on coloured bars. Instead the text lines found by :mod:`pagesight.vision.textlines` are
+each cut out, made dark-on-light (white-on-blue buttons are inverted), stretched to full
+contrast, scaled so that every line has the same height (small UI text gains most), and
+stacked into one tall image that Tesseract reads as a plain block of lines. Word boxes are
+mapped back to the screenshot's pixels.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from PIL import Image, ImageOps
+
+from pagesight.errors import InvalidOption
+from pagesight.vision.errors import OcrFailed, OcrNotFound
+from pagesight.vision.images import decode_png, encode_png
+from pagesight.vision.textlines import Box, text_boxes
+
+INSTALL_HINT = "install Debian's tesseract-ocr, tesseract-ocr-eng and tesseract-ocr-chi-sim"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Word:
+    """One word as OCR read it."""
+
+    text: str
+    confidence: float
+    """0 to 100, as Tesseract reports it."""
+    box: Box
+    """x, y, width, height in pixels of the image that was read."""
+
+
+class OcrEngine(Protocol):
+    """Reads the words of a PNG image."""
+
+    def read(self, png: bytes) -> list[Word]: ...
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Slot:
+    """Where one cut-out line sits in the stacked image, and where it came from."""
+
+    source: Box
+    top: int  # first row in the stacked image
+    left: int
+    height: int
+    factor: float  # stacked pixels per source pixel
+
+
+LINE_HEIGHT = 36  # each line's ink is scaled to about this many pixels: Tesseract's sweet spot
+MAX_UPSCALE = 4.0
+_MARGIN = 2  # source pixels kept around a line's ink (anti-aliased edges)
+_GAP = LINE_HEIGHT // 2  # white rows between stacked lines
+
+
+class TesseractOcr:
+    """:class:`OcrEngine` over the ``tesseract`` binary (English and Simplified Chinese).
+
+    ``languages`` is Tesseract's ``-l`` argument. ``timeout`` bounds one run in seconds.
+    Raises :class:`OcrNotFound` on the first ``read`` if the binary or a language is missing.
+    """
+
+    def __init__(
+        self,
+        *,
+        languages: str = "eng+chi_sim",
+        executable: str = "tesseract",
+        timeout: float = 60.0,
+    ) -> None:
+        if timeout <= 0:
+            raise InvalidOption("timeout", f"timeout must be positive, not {timeout!r}")
+        self.languages = languages
+        self.executable = executable
+        self.timeout = timeout
+        self._binary: str | None = None
+
+    def read(self, png: bytes) -> list[Word]:
+        image = decode_png(png)
+        boxes = text_boxes(image)
+        if not boxes:
+            return []
+        stacked, slots = _stack(image, boxes)
+        return _map_back(self._run(stacked), slots)
+
+    def _run(self, image: Image.Image) -> list[Word]:
+        binary = self._check()
+        # --psm 6: one uniform block of text, which the stacked lines are. One thread: on a
+        # small machine Tesseract's OpenMP threads cost more than they save.
+        env = {**os.environ, "OMP_THREAD_LIMIT": os.environ.get("OMP_THREAD_LIMIT", "1")}
+        command = [binary, "stdin", "stdout", "-l", self.languages, "--psm", "6", "tsv"]
+        try:
+            done = subprocess.run(
+                command,
+                input=encode_png(image),
+                capture_output=True,
+                timeout=self.timeout,
+                env=env,
+                check=False,
+            )
+        except subprocess.TimeoutExpired as exc:
+            raise OcrFailed(f"tesseract did not finish within {self.timeout:g} s") from exc
+        if done.returncode != 0:
+            why = done.stderr.decode(errors="replace").strip().splitlines() or ["no message"]
+            raise OcrFailed(f"tesseract failed (exit {done.returncode}): {why[-1]}")
+        return parse_tsv(done.stdout.decode("utf-8", errors="replace"))
+
+    def _check(self) -> str:
+        """The binary's path, once it is known to have every language asked for."""
+        if self._binary is not None:
+            return self._binary
+        binary = shutil.which(self.executable)
+        if binary is None:
+            raise OcrNotFound(
+                f"tesseract not found (looked for {self.executable!r}); {INSTALL_HINT}"
+            )
+        listed = subprocess.run(
+            [binary, "--list-langs"], capture_output=True, timeout=self.timeout, check=False
+        )
+        # The first line is a heading ("List of available languages in ...").
+        have = set(listed.stdout.decode(errors="replace").split()[1:])
+        missing = [lang for lang in self.languages.split("+") if lang not in have]
+        if missing:
+            raise OcrNotFound(
+                f"tesseract has no language data for {', '.join(missing)}; {INSTALL_HINT}"
+            )
+        self._binary = binary
+        return binary
+
+
+def _normalise(line: Image.Image) -> Image.Image:
+    """Dark text on white at full contrast, whatever the line's colours were."""
+    grey = line.convert("L")
+    counts = grey.histogram()
+    background = max(range(256), key=counts.__getitem__)
+    if background < 128:  # light text on a dark fill
+        grey = ImageOps.invert(grey)
+    return ImageOps.autocontrast(grey)
+
+
+def _stack(image: Image.Image, boxes: Sequence[Box]) -> tuple[Image.Image, list[_Slot]]:
+    """Every line cut out, normalised and scaled, one under the other on white."""
+    width, height = image.size
+    pieces: list[tuple[Image.Image, _Slot]] = []
+    top = _GAP
+    for x, y, w, h in boxes:
+        left, upper = max(0, x - _MARGIN), max(0, y - _MARGIN)
+        right, lower = min(width, x + w + _MARGIN), min(height, y + h + _MARGIN)
+        factor = min(MAX_UPSCALE, max(1.0, LINE_HEIGHT / h))
+        size = (round((right - left) * factor), round((lower - upper) * factor))
+        piece = _normalise(image.crop((left, upper, right, lower)))
+        if factor != 1.0:
+            piece = piece.resize(size, Image.Resampling.LANCZOS)
+        source = (left, upper, right - left, lower - upper)
+        pieces.append(
+            (piece, _Slot(source=source, top=top, left=_GAP, height=size[1], factor=factor))
+        )
+        top += size[1] + _GAP
+    canvas = Image.new("L", (max(p.width for p, _ in pieces) + 2 * _GAP, top), 255)
+    for piece, slot in pieces:
+        canvas.paste(piece, (slot.left, slot.top))
+    return canvas, [slot for _, slot in pieces]
+
+
+def _map_back(words: list[Word], slots: Sequence[_Slot]) -> list[Word]:
+    """Boxes in the stacked image -> boxes in the screenshot; words between lines dropped."""
+    found: list[Word] = []
+    for word in words:
+        x, y, w, h = word.box
+        middle = y + h / 2
+        slot = next((s for s in slots if s.top <= middle < s.top + s.height), None)
+        if slot is None:
+            continue
+        sx, sy, sw, sh = slot.source
+        left = max(0.0, (x - slot.left) / slot.factor)
+        top = max(0.0, (y - slot.top) / slot.factor)
+        box = (
+            sx + round(left),
+            sy + round(top),
+            max(1, min(round(w / slot.factor), sw - round(left))),
+            max(1, min(round(h / slot.factor), sh - round(top))),
+        )
+        found.append(Word(text=word.text, confidence=word.confidence, box=box))
+    return found
+
+
+def parse_tsv(tsv: str) -> list[Word]:
+    """Words from Tesseract's TSV output (level 5 rows with text)."""
+    words: list[Word] = []
+    for line in tsv.splitlines()[1:]:
+        cells = line.split("\t")
+        if len(cells) != 12 or cells[0] != "5":
+            continue
+        text = cells[11].strip()
+        confidence = float(cells[10])
+        if not text or confidence < 0:
+            continue
+        left, top, width, height = (int(c) for c in cells[6:10])
+        words.append(Word(text=text, confidence=confidence, box=(left, top, width, height)))
+    return words
