@@ -3,16 +3,21 @@
 * :func:`draw_marks` — a set-of-marks screenshot (a dashed box and a numbered badge per element).
 * :func:`read_screen` — texts and buttons read from a screenshot by OCR (:class:`TesseractOcr`).
 * :func:`diff_screens` — what changed between two screenshots.
+* :class:`VlmClient` — a caption from a vision-language model (:class:`FakeVlmServer` for tests).
 """
 
 from pagesight.vision.diff import ScreenChange, diff_screens
 from pagesight.vision.errors import OcrFailed, OcrNotFound, VisionModelError
+from pagesight.vision.fake_vlm import FakeVlmServer
 from pagesight.vision.grouping import Label, group_labels, join_words
 from pagesight.vision.marks import Kind, Mark, draw_marks, kind_for_role, layout_marks, marks_for
 from pagesight.vision.ocr import OcrEngine, TesseractOcr, Word
 from pagesight.vision.perception import VisionItem, read_screen
+from pagesight.vision.vlm import Captioner, VlmClient
 
 __all__ = [
+    "Captioner",
+    "FakeVlmServer",
     "Kind",
     "Label",
     "Mark",
@@ -23,6 +28,7 @@ __all__ = [
     "TesseractOcr",
     "VisionItem",
     "VisionModelError",
+    "VlmClient",
     "Word",
     "diff_screens",
     "draw_marks",
