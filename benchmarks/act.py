@@ -1,0 +1,183 @@
+"""Benchmark actions: click to reported effect, beside the fixed-wait habit, and delta tokens.
+
+    .venv/bin/python benchmarks/act.py [--runs N]
+
+In one run, on generated pages served over HTTP on 127.0.0.1:
+
+* the median time from a click to its reported Effect (``page.act``) for an in-page change, a
+  navigation and a click that does nothing, beside what agents do today on the same pages —
+  click, sleep 1.2 s, read the page again (``page.observe``) — and whether each reported the
+  truth (the Effect's kinds against what the page did);
+* the tokens of a delta observation (``observe(since=previous)``) against a full one after one
+  list item of a 200-element page changes.
+
+A measurement: it prints figures and ratios against the targets and exits 0 whatever they say.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import serve
+from pagesight import Browser, Observation, Page
+
+FIXED_WAIT_S = 1.2
+TARGET_IN_PAGE_MS = 150.0
+TARGET_NO_OP_MS = 600.0
+TARGET_DELTA_SHARE = 0.20
+
+ACT_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Inbox</title></head>
+<body><h1>Inbox</h1>
+<nav><a href="target.html">Archive</a></nav>
+<button id="add" type="button">Add note</button>
+<button id="idle" type="button">Does nothing</button>
+<ul id="notes"></ul>
+<script>
+  let n = 0;
+  document.getElementById("add").addEventListener("click", () => {
+    const li = document.createElement("li");
+    li.textContent = "Note " + (++n);
+    document.getElementById("notes").append(li);
+  });
+</script></body></html>
+"""
+TARGET_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Archive</title></head>
+<body><h1>Archive</h1><p>Nothing archived yet.</p><a href="act.html">Back to inbox</a></body></html>
+"""
+
+
+def list_page(items: int = 100) -> str:
+    """A 200-element page: 100 items, each a link and a button; one button renames its item."""
+    rows = "\n".join(
+        f'<li><a href="#item-{i}">Item {i}</a> '
+        f'<button type="button" data-i="{i}">Rename {i}</button></li>'
+        for i in range(1, items + 1)
+    )
+    return f"""<!doctype html><html><head><meta charset="utf-8"><title>Items</title></head>
+<body><h1>Items</h1><ul>{rows}</ul>
+<script>
+  document.addEventListener("click", (e) => {{
+    const i = e.target.dataset && e.target.dataset.i;
+    if (i) e.target.previousElementSibling.textContent = "Item " + i + " (renamed)";
+  }});
+</script></body></html>
+"""
+
+
+def stage(directory: Path) -> None:
+    (directory / "act.html").write_text(ACT_PAGE, encoding="utf-8")
+    (directory / "target.html").write_text(TARGET_PAGE, encoding="utf-8")
+    (directory / "list.html").write_text(list_page(), encoding="utf-8")
+
+
+def element_id(obs: Observation, name: str) -> int:
+    return next(el.id for el in obs.elements if el.name == name)
+
+
+def measure_effects(page: Page, base: str, runs: int) -> dict[str, list[tuple[float, bool]]]:
+    """(milliseconds to the reported effect, whether its kinds tell the truth) per case."""
+    cases: dict[str, tuple[str, Callable[[Any], bool]]] = {
+        "in-page change": ("Add note", lambda e: "dom_change" in e.kinds),
+        "navigation": ("Archive", lambda e: "navigation" in e.kinds),
+        "no-op": ("Does nothing", lambda e: e.kinds == ("no_op",)),
+    }
+    out: dict[str, list[tuple[float, bool]]] = {case: [] for case in cases}
+    for _ in range(runs):
+        for case, (name, truthful) in cases.items():
+            page.navigate(f"{base}/act.html")
+            target = element_id(page.observe(), name)
+            start = time.perf_counter()
+            effect = page.act(target, "click")
+            out[case].append(((time.perf_counter() - start) * 1000, truthful(effect)))
+    return out
+
+
+def measure_fixed_wait(page: Page, base: str, runs: int) -> dict[str, list[float]]:
+    """Today's habit: click through Playwright, sleep 1.2 s, read the whole page again."""
+    selectors = {"in-page change": "#add", "navigation": "a", "no-op": "#idle"}
+    out: dict[str, list[float]] = {case: [] for case in selectors}
+    for _ in range(runs):
+        for case, selector in selectors.items():
+            page.navigate(f"{base}/act.html")
+            page.observe()
+            start = time.perf_counter()
+            page.playwright.click(selector)
+            time.sleep(FIXED_WAIT_S)  # the habit being measured
+            page.observe(wait=0)
+            out[case].append((time.perf_counter() - start) * 1000)
+    return out
+
+
+def measure_delta(page: Page, base: str) -> tuple[int, int, int]:
+    """Tokens of the full observation, of the delta after one item changes, and elements."""
+    page.navigate(f"{base}/list.html")
+    full = page.observe()
+    page.act(element_id(full, "Rename 100"), "click")
+    delta = page.observe(since=full)
+    return full.tokens, delta.tokens, len(full.elements)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=15, help="runs per case (default 15)")
+    args = parser.parse_args(argv)
+    if args.runs < 1:
+        print("act.py: --runs must be at least 1", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="pagesight-bench-act-") as tmp:
+        stage(Path(tmp))
+        with serve.serve(Path(tmp)) as base, Browser.launch() as browser:
+            page = browser.new_page()
+            print(f"measuring {args.runs} runs per case …", file=sys.stderr)
+            ours = measure_effects(page, base, args.runs)
+            fixed = measure_fixed_wait(page, base, max(3, args.runs // 3))
+            full_tokens, delta_tokens, elements = measure_delta(page, base)
+    print(f"click -> reported effect, median of {args.runs} runs (fixed wait: click, sleep 1.2 s,")
+    print("observe again)")
+    print(f"{'case':<16} {'pagesight':>10} {'fixed wait':>11} {'ratio':>7} {'truthful':>9}")
+    for case, samples in ours.items():
+        ms = statistics.median(s[0] for s in samples)
+        base_ms = statistics.median(fixed[case])
+        right = sum(s[1] for s in samples)
+        print(
+            f"{case:<16} {ms:>8.0f}ms {base_ms:>9.0f}ms {ms / base_ms:>6.2f}x "
+            f"{right:>5}/{len(samples)}"
+        )
+    in_page = statistics.median(s[0] for s in ours["in-page change"])
+    no_op = statistics.median(s[0] for s in ours["no-op"])
+    share = delta_tokens / full_tokens
+    print()
+    print(
+        f"delta after one item changes on a {elements}-element page: {delta_tokens} tokens vs "
+        f"{full_tokens} full = {share:.1%}"
+    )
+    print()
+    print("targets")
+    print(
+        f"  in-page click to effect < {TARGET_IN_PAGE_MS:.0f} ms: {in_page:.0f} ms",
+        _verdict(in_page < TARGET_IN_PAGE_MS),
+    )
+    print(
+        f"  no-op click reported < {TARGET_NO_OP_MS:.0f} ms: {no_op:.0f} ms",
+        _verdict(no_op < TARGET_NO_OP_MS),
+    )
+    print(
+        f"  delta < {TARGET_DELTA_SHARE:.0%} of full tokens: {share:.1%}",
+        _verdict(share < TARGET_DELTA_SHARE),
+    )
+    return 0
+
+
+def _verdict(met: bool) -> str:
+    return "met" if met else "MISSED"
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
