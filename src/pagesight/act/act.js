@@ -69,11 +69,33 @@
     for (const y of ys) {
       for (const x of xs) {
         const hit = hitter.elementFromPoint(x, y);
-        if (this.receives(target, el, hit)) return { point: { x: x - r.left, y: y - r.top, vx: x, vy: y }, cover: null };
+        if (this.receives(target, el, hit)) {
+          const up = this.throughFrames(win, x, y);
+          if (up.cover) return { point: null, cover: up.cover };
+          return { point: { x: x - r.left, y: y - r.top, vx: up.x, vy: up.y, top: up.top }, cover: null };
+        }
         if (first === null) first = hit;
       }
     }
     return { point: null, cover: first ? this.describe(first) : "something outside the page" };
+  },
+
+  // A point of a frame's viewport in the top-level viewport, checking at each level that the
+  // frame itself is what the pointer reaches there; ``top`` is false past a cross-origin
+  // parent, whose geometry a page script cannot see (the caller then lets Playwright place it).
+  throughFrames(win, x, y) {
+    for (let w = win; w !== w.parent; w = w.parent) {
+      let frame = null;
+      try { frame = w.frameElement; } catch (e) { frame = null; }
+      if (!frame) return { x, y, top: false, cover: null };
+      const fr = frame.getBoundingClientRect();
+      const st = frame.ownerDocument.defaultView.getComputedStyle(frame);
+      x += fr.left + frame.clientLeft + parseFloat(st.paddingLeft);
+      y += fr.top + frame.clientTop + parseFloat(st.paddingTop);
+      const hit = frame.ownerDocument.elementFromPoint(x, y);
+      if (hit !== frame) return { x, y, top: false, cover: hit ? this.describe(hit) : "something outside the frame" };
+    }
+    return { x, y, top: true, cover: null };
   },
 
   receives(target, el, hit) {

@@ -200,15 +200,15 @@ async def perform(
     args: Args,
     timeout: float,
     element_id: int | None,
-    top_document: bool,
 ) -> tuple[int, int] | None:
     """Do the action; returns how far it scrolled for ``scroll``. ``target`` is where the
-    pointer goes (the element, or the label drawn in place of a hidden native control);
-    in the top document the point the check found is the page's own coordinates."""
+    pointer goes (the element, or the label drawn in place of a hidden native control)."""
     ms = timeout * 1000
     point = facts.get("point") if facts else None
     position = {"x": point["x"], "y": point["y"]} if point else None
-    if action in ("click", "hover") and top_document and point is not None:
+    # Where the check could follow the point up to the top-level viewport, the mouse goes
+    # straight there; inside a cross-origin frame Playwright places it.
+    if action in ("click", "hover") and point is not None and point["top"]:
         # The mouse goes straight to the point just hit-tested: no second look needed.
         if action == "click":
             await page.mouse.click(point["vx"], point["vy"])

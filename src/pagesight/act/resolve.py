@@ -44,9 +44,8 @@ class Resolver:
         self._ids = ids
         self._frames: dict[str, Frame] = {}
 
-    async def element(self, element_id: int) -> tuple[ElementHandle, bool]:
-        """The element behind ``element_id`` now, and whether it is in the top document (whose
-        viewport is the page's); :class:`StaleElement` if it is gone."""
+    async def element(self, element_id: int) -> ElementHandle:
+        """The element behind ``element_id`` now; :class:`StaleElement` if it is gone."""
         ref = self._ids.locate(element_id)
         if ref is None:
             raise StaleElement(
@@ -74,7 +73,7 @@ class Resolver:
                 "observe again",
                 element_id=element_id,
             )
-        return handle, frame is self._page.main_frame
+        return handle
 
     async def _frame(self, document: str) -> Frame | None:
         frame = self._frames.get(document)

@@ -362,9 +362,8 @@ class AsyncPage:
         handle: ElementHandle | None = None
         target: ElementHandle | None = None
         facts: dict[str, Any] = {}
-        top_document = True
         if element_id is not None:
-            handle, top_document = await self._resolver.element(element_id)
+            handle = await self._resolver.element(element_id)
             with translate("checking the element"):
                 facts = await handle.evaluate(helper("check"), action != "scroll")
             target = handle
@@ -383,7 +382,6 @@ class AsyncPage:
                     args=args,
                     timeout=timeout,
                     element_id=element_id,
-                    top_document=top_document,
                 )
             except PlaywrightError as exc:
                 if handle is not None and not await still_connected(handle):
@@ -466,14 +464,14 @@ class AsyncPage:
         downloads = await save_downloads(
             events.downloads[mark.downloads :], self._browser.downloads
         )
-        tabs = []
+        new_tabs = []
         for popup in events.popups[mark.popups :]:
             # A new tab's first document commits a moment after the tab appears.
             with contextlib.suppress(PlaywrightError):
                 await popup.wait_for_load_state("domcontentloaded", timeout=timeout * 1000)
-            tabs.append(NewTab(id=self._browser.wrap(popup).id, url=popup.url))
+            new_tabs.append(NewTab(id=self._browser.wrap(popup).id, url=popup.url))
         return Seen(
-            new_tabs=tuple(tabs),
+            new_tabs=tuple(new_tabs),
             downloads=downloads,
             dialogs=tuple(events.dialogs[mark.dialogs :]),
             scrolled=scrolled,
