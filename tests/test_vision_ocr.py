@@ -210,3 +210,24 @@ def test_a_blank_screen_has_no_words(browser: Browser, ocr: TesseractOcr) -> Non
         png: bytes = pw.screenshot()
     assert ocr.read(png) == []
     assert read_screen(png, ocr=ocr) == []
+
+
+def test_a_dom_page_reads_the_same_way(
+    browser: Browser, server: StaticServer, ocr: TesseractOcr
+) -> None:
+    """vision-dom.html: CSS buttons are boxes too, list bullets are not read as letters."""
+    page = browser.open(server.url("vision-dom.html"))
+    try:
+        items = {item.name: item for item in read_screen(page.playwright.screenshot(), ocr=ocr)}
+        obs = page.observe()
+    finally:
+        page.close()
+    assert {"Alpha release", "Beta channel", "Settings", "Home", "Docs"} <= set(items), list(items)
+    for name in ("Save", "搜索"):
+        (element,) = [el for el in obs.elements if el.name == name]
+        assert items[name].role == "button"
+        assert element.bounds is not None
+        assert all(
+            abs(a - b) <= 2 for a, b in zip(items[name].bounds, element.bounds, strict=True)
+        ), (items[name].bounds, element.bounds)
+    assert items["Alpha release"].role == items["Home"].role == "text"

@@ -109,7 +109,7 @@ def split_line(line: Sequence[Word], *, gap_per_height: float = GAP_PER_HEIGHT) 
             labels.append([word])
         else:
             labels[-1].append(word)
-    return [_label(words) for words in labels]
+    return [label_of(words) for words in labels]
 
 
 def group_labels(words: Iterable[Word], *, gap_per_height: float = GAP_PER_HEIGHT) -> list[Label]:
@@ -131,7 +131,8 @@ def union(boxes: Iterable[Box]) -> Box:
     return (left, top, right - left, bottom - top)
 
 
-def _label(words: Sequence[Word]) -> Label:
+def label_of(words: Sequence[Word]) -> Label:
+    """The label made of these words (left to right)."""
     return Label(
         text=join_words(w.text for w in words),
         box=union(w.box for w in words),

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pagesight.errors import InvalidOption
 from pagesight.vision.boxes import enclosing_box
-from pagesight.vision.grouping import group_labels, join_words
+from pagesight.vision.grouping import Label, group_labels, join_words, label_of
 from pagesight.vision.images import decode_png
 from pagesight.vision.ocr import OcrEngine, Word
 from pagesight.vision.textlines import Box
@@ -24,6 +24,9 @@ SINGLE_CHAR_CONFIDENCE = 90.0
 """A label of one character needs this much: icons (a select's arrow, a checkbox, a radio
 dot) are read as single letters or digits, with lower confidence than real text."""
 _FRAME_CHARS = "|[]{}¦_"  # borders next to a word, read as characters
+_BULLETS = frozenset("eo°•·*-")  # what Tesseract makes of a list bullet
+_LONE_BULLETS = frozenset("eo°•·")  # a bullet far from its text is a label of its own
+_BULLET_HEIGHT = 0.6  # a bullet is at most this share of the tallest word beside it
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -52,8 +55,10 @@ def read_screen(
     words = [clean for w in ocr.read(png) if (clean := _clean(w, min_confidence)) is not None]
     items: list[tuple[VisionRole, str, Box, float]] = []
     by_box: dict[Box, int] = {}  # a button's box -> its place in items
-    for label in group_labels(words):
-        if len(label.text) == 1 and label.confidence < SINGLE_CHAR_CONFIDENCE:
+    for label in map(_without_bullet, group_labels(words)):
+        if len(label.text) == 1 and (
+            label.confidence < SINGLE_CHAR_CONFIDENCE or label.text in _LONE_BULLETS
+        ):
             continue
         box = enclosing_box(image, label.box)
         if box is None:
@@ -92,3 +97,15 @@ def _clean(word: Word, min_confidence: float) -> Word | None:
     if not any(c.isalnum() for c in text):  # "|", "—", "=" alone: rules and icons
         return None
     return word if text == word.text else Word(text=text, confidence=word.confidence, box=word.box)
+
+
+def _without_bullet(label: Label) -> Label:
+    """ "e Store" -> "Store": a list bullet read as a letter, known by being small."""
+    first, rest = label.words[0], label.words[1:]
+    if (
+        rest
+        and first.text in _BULLETS
+        and first.box[3] <= _BULLET_HEIGHT * max(w.box[3] for w in rest)
+    ):
+        return label_of(rest)
+    return label
