@@ -1,0 +1,114 @@
+"""Benchmark the vision side: reading a screenshot beside observing the DOM of the same page.
+
+    .venv/bin/python benchmarks/vision.py [--runs N]
+
+On tests/pages/canvas-app.html (a canvas-only app) served over HTTP on 127.0.0.1, in a
+1280x800 viewport, in one run:
+
+* the median time of ``read_screen`` (Tesseract OCR, grouping, button boxes) on a 1280x800
+  screenshot, and of taking that screenshot, beside the median time of ``page.observe()`` on
+  the same page (which finds only the bare canvas there);
+* the same at device scale factor 2 (a 2560x1600 screenshot);
+* the share of the fixture's labels that OCR read correctly: the exact text, at the place the
+  app painted it (``window.appLayout``).
+
+A measurement: it prints figures and exits 0 whatever they are.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import serve
+from pagesight import Browser
+from pagesight.vision import TesseractOcr, VisionItem, read_screen
+
+PAGES = Path(__file__).resolve().parent.parent / "tests" / "pages"
+VIEWPORT = {"width": 1280, "height": 800}
+APP_READY = "window.appState && window.appState.ready"
+T = TypeVar("T")
+
+
+def timed(runs: int, call: Callable[[], T]) -> tuple[float, T]:
+    """The median wall time of ``runs`` calls in milliseconds, and the last result."""
+    times: list[float] = []
+    result: T | None = None
+    for _ in range(runs):
+        start = time.perf_counter()
+        result = call()
+        times.append((time.perf_counter() - start) * 1000)
+    assert result is not None
+    return statistics.median(times), result
+
+
+def accuracy(items: list[VisionItem], layout: list[dict[str, Any]]) -> tuple[int, list[str]]:
+    """Labels read exactly with their centre inside the box the app painted; the misses."""
+    missed: list[str] = []
+    for control in layout:
+        x, y, w, h = control["box"]
+        if not any(
+            item.name == control["name"]
+            and x <= item.bounds[0] + item.bounds[2] / 2 <= x + w
+            and y <= item.bounds[1] + item.bounds[3] / 2 <= y + h
+            for item in items
+        ):
+            missed.append(control["name"])
+    return len(layout) - len(missed), missed
+
+
+def measure(pw_page: Any, ocr: TesseractOcr, runs: int, scale: float) -> dict[str, Any]:
+    pw_page.wait_for_function(APP_READY)
+    shot_ms, png = timed(runs, pw_page.screenshot)
+    read_ms, items = timed(runs, lambda: read_screen(png, ocr=ocr, scale=scale))
+    read, missed = accuracy(items, pw_page.evaluate("window.appLayout"))
+    return {"shot_ms": shot_ms, "read_ms": read_ms, "read": read, "missed": missed}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=7, help="timed runs per figure (default 7)")
+    args = parser.parse_args(argv)
+    if args.runs < 1:
+        parser.error("--runs must be at least 1")
+    ocr = TesseractOcr()
+    with serve.serve(PAGES) as base, Browser.launch(headless=True) as browser:
+        url = f"{base}/canvas-app.html"
+        page = browser.open(url)
+        page.playwright.set_viewport_size(VIEWPORT)
+        one = measure(page.playwright, ocr, args.runs, 1.0)
+        observe_ms, obs = timed(args.runs, page.observe)
+        labels = len(page.playwright.evaluate("window.appLayout"))
+        page.close()
+        context = browser.playwright.new_context(device_scale_factor=2, viewport=VIEWPORT)
+        try:
+            hidpi = context.new_page()
+            hidpi.goto(url)
+            two = measure(hidpi, ocr, args.runs, 2.0)
+        finally:
+            context.close()
+
+    print(f"canvas-app.html, {VIEWPORT['width']}x{VIEWPORT['height']} CSS px, {args.runs} runs")
+    print(f"  DOM observe():                  {observe_ms:7.1f} ms  ({len(obs.elements)} element)")
+    for name, figures in (("scale 1, 1280x800 px", one), ("scale 2, 2560x1600 px", two)):
+        print(f"  {name}:")
+        print(f"    screenshot:                   {figures['shot_ms']:7.1f} ms")
+        print(
+            f"    read_screen:                  {figures['read_ms']:7.1f} ms"
+            f"  ({figures['read_ms'] / observe_ms:.1f}x the DOM observation)"
+        )
+        missed = f"; missed {figures['missed']}" if figures["missed"] else ""
+        print(
+            f"    labels read correctly:        {figures['read']}/{labels}"
+            f" = {figures['read'] / labels:.0%}{missed}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
