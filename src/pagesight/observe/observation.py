@@ -6,15 +6,19 @@ import json
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from pagesight.errors import InvalidOption
+from pagesight.observe.markup import Markup
 from pagesight.observe.tree import Bounds, Node
+
+if TYPE_CHECKING:
+    from pagesight.observe.find import Index, Match
 
 Mode = Literal["cdp", "evaluate"]
 View = Literal["full", "interactive"]
 Format = Literal["outline", "json", "legend"]
-INCLUDABLE = frozenset({"bounds", "href"})
+INCLUDABLE = frozenset({"bounds", "href", "selector"})
 
 # The actions each role accepts; every visible element can also be hovered.
 _ACTIONS: dict[str, tuple[str, ...]] = {
@@ -59,6 +63,9 @@ class Element:
     href: str | None = None
     context: str | None = None
     """The nearest heading or group label, which tells identical controls apart."""
+    markup: Markup | None = None
+    """Tag, key attributes and a unique selector path; set when observed with
+    ``include={"selector"}`` (and always by ``page.find``)."""
 
     def to_dict(self, include: frozenset[str] = frozenset()) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "role": self.role, "name": self.name}
@@ -83,6 +90,8 @@ class Element:
             out["bounds"] = list(self.bounds)
         if "href" in include and self.href is not None:
             out["href"] = self.href
+        if "selector" in include and self.markup is not None:
+            out.update(self.markup.to_dict())
         return out
 
 
@@ -152,6 +161,21 @@ class Observation:
         from pagesight.observe.tokens import count_tokens
 
         return count_tokens(self._outline)
+
+    def find(self, query: str, *, top: int = 5) -> list[Match]:
+        """The ``top`` elements that best match ``query`` ("搜索框", "the Save button"), best
+        first, each with its score, a unique selector and a one-line description; nothing in
+        the browser is touched. Selectors need an observation taken with
+        ``include={"selector"}`` (as ``page.find`` does). See :mod:`pagesight.observe.find`."""
+        from pagesight.observe.find import find
+
+        return find(self.elements, query, top=top, index=self._find_index)
+
+    @cached_property
+    def _find_index(self) -> Index:
+        from pagesight.observe.find import Index
+
+        return Index(self.elements)
 
     def element(self, element_id: int) -> Element:
         """The element with this id; ``KeyError`` if this observation does not hold it."""

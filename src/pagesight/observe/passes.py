@@ -6,11 +6,10 @@ is left here needs the whole tree (context labels, token budgets) or is cheaper 
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
+from pagesight.observe.find import Query, Target, score
 from pagesight.observe.observation import Changes, Element, actions_for
 from pagesight.observe.tree import Node
 
@@ -112,6 +111,7 @@ def elements(nodes: tuple[Node, ...]) -> tuple[Element, ...]:
                     options=node.options,
                     href=node.href,
                     context=group or heading[0],
+                    markup=node.markup,
                 )
             )
         inner = group
@@ -185,43 +185,16 @@ def least_useful_text(nodes: tuple[Node, ...]) -> list[Node]:
 
 # --- focus -------------------------------------------------------------------------------------
 
-_WORD = re.compile(r"\w+", re.UNICODE)
-
-
-def normalise(text: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-
-
-def _is_cjk(ch: str) -> bool:
-    code = ord(ch)
-    return (
-        0x3040 <= code <= 0x30FF
-        or 0x3400 <= code <= 0x4DBF
-        or 0x4E00 <= code <= 0x9FFF
-        or 0xAC00 <= code <= 0xD7AF
-        or 0xF900 <= code <= 0xFAFF
-    )
-
-
-def relevance(query: str, node: Node) -> float:
-    """How well a node's text matches a query: whole-query, word and CJK-character overlap.
-
-    A plain ranking so ``observe(focus=…)`` has a shape to fill; ``find`` brings the full one.
-    """
-    q = normalise(query)
-    hay = normalise(f"{node.name} {node.value or ''}")
-    if not q or not hay:
-        return 0.0
-    score = 10.0 if q in hay else 0.0
-    score += sum(3.0 for w in _WORD.findall(q) if not any(map(_is_cjk, w)) and w in hay)
-    score += sum(1.0 for ch in q if _is_cjk(ch) and ch in hay)
-    return score
-
 
 def focus(nodes: tuple[Node, ...], query: str, *, keep: int = 30) -> tuple[Node, ...]:
-    """Keep the nodes most relevant to ``query``, with the containers and headings around them."""
+    """Keep the nodes most relevant to ``query``, with the groups and headings around them.
+
+    Ranked as ``find`` ranks elements (one scoring for both), over every node: text and
+    headings as well as what can be acted on.
+    """
+    q = Query.parse(query)
     scored = sorted(
-        ((relevance(query, n), i, n) for i, n in enumerate(_all(nodes))),
+        ((score(q, Target.of(n)), i, n) for i, n in enumerate(_all(nodes))),
         key=lambda t: (-t[0], t[1]),
     )
     best = scored[0][0] if scored else 0.0

@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from pagesight.observe.markup import Markup, from_raw
+
 Bounds = tuple[int, int, int, int]
 """x, y, width, height in CSS pixels of the top-level viewport."""
 
@@ -33,6 +35,7 @@ class Node:
     hidden_in_container: bool = False
     frame: str | None = None
     range: tuple[str, str] | None = None
+    markup: Markup | None = None
 
     @property
     def is_text(self) -> bool:
@@ -49,18 +52,25 @@ IdOf = Callable[[str, int], int]
 """Maps (document token, local id) to the session-wide element id."""
 
 
-def build(raw: list[Any], *, doc: str, frame: str | None, id_of: IdOf) -> tuple[Node, ...]:
-    """Turn the walker's list of raw nodes into Nodes, giving actionable ones their ids."""
-    return tuple(_node(item, doc=doc, frame=frame, id_of=id_of) for item in raw)
+def build(
+    raw: list[Any], *, doc: str, frame: str | None, id_of: IdOf, hosts: tuple[str, ...] = ()
+) -> tuple[Node, ...]:
+    """Turn the walker's list of raw nodes into Nodes, giving actionable ones their ids.
+
+    ``hosts`` is the selector path to the document these nodes were walked in."""
+    return tuple(_node(item, doc=doc, frame=frame, id_of=id_of, hosts=hosts) for item in raw)
 
 
-def _node(item: Any, *, doc: str, frame: str | None, id_of: IdOf) -> Node:
+def _node(item: Any, *, doc: str, frame: str | None, id_of: IdOf, hosts: tuple[str, ...]) -> Node:
     if isinstance(item, str):
         return Node(role="text", name=item, frame=frame)
     local = item.get("i")
     scroller = item.get("sc")
     child_frame = item.get("fu", frame)
     child_doc = item.get("doc", doc)
+    markup = from_raw(item, hosts)
+    # A cross-origin frame was walked by its own walker: its selectors start inside it.
+    child_hosts = markup.path if "doc" in item and markup is not None else hosts
     bounds = item.get("b")
     return Node(
         role=item["r"],
@@ -68,7 +78,9 @@ def _node(item: Any, *, doc: str, frame: str | None, id_of: IdOf) -> Node:
         value=item.get("v"),
         states=tuple(item.get("s", ())),
         id=id_of(doc, local) if local is not None else None,
-        children=build(item.get("c", []), doc=child_doc, frame=child_frame, id_of=id_of),
+        children=build(
+            item.get("c", []), doc=child_doc, frame=child_frame, id_of=id_of, hosts=child_hosts
+        ),
         level=item.get("lv"),
         options=tuple(item.get("opts", ())),
         href=item.get("h") or (item.get("fu") if item["r"] == "iframe" else None),
@@ -78,4 +90,5 @@ def _node(item: Any, *, doc: str, frame: str | None, id_of: IdOf) -> Node:
         hidden_in_container=bool(item.get("hc")),
         frame=frame,
         range=(item["min"], item["max"]) if "min" in item else None,
+        markup=markup,
     )
