@@ -1,0 +1,80 @@
+"""Bad arguments to act and batch are refused before anything touches the page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conftest import StaticServer
+from pagesight import ActionError, InvalidOption
+from support import one
+
+
+def _form(page: Any, server: StaticServer) -> Any:
+    page.playwright.goto(server.url("act-form.html"))
+    return page.observe()
+
+
+@pytest.mark.parametrize(
+    ("action", "args", "option"),
+    [
+        ("input", {}, "text"),
+        ("press_key", {"key": "Hyper+Q"}, "key"),
+        ("press_key", {}, "key"),
+        ("select", {"values": []}, "values"),
+        ("scroll", {"direction": "sideways"}, "direction"),
+        ("scroll", {"direction": "down", "pixels": 1.5}, "pixels"),
+    ],
+)
+def test_bad_arguments_name_the_option(
+    page: Any, server: StaticServer, action: str, args: dict[str, Any], option: str
+) -> None:
+    field = one(_form(page, server), "Search the site", "textbox")
+    with pytest.raises(InvalidOption) as info:
+        page.act(field.id, action, **args)
+    assert info.value.option == option
+    assert info.value.exit_code == 2
+    assert page.playwright.evaluate("window.submits") == []
+
+
+def test_an_unknown_action_lists_what_the_element_accepts(page: Any, server: StaticServer) -> None:
+    field = one(_form(page, server), "Search the site", "textbox")
+    with pytest.raises(ActionError) as info:
+        page.act(field.id, "tap")
+    assert info.value.reason == "unsupported_action"
+    assert "input" in info.value.actions and "click" in info.value.actions
+
+
+def test_keys_and_chords_that_are_accepted(page: Any, server: StaticServer) -> None:
+    page.playwright.goto(server.url("act-keys.html"))
+    field = one(page.observe(), "Note", "textbox")
+    for key in ("a", "Enter", "Shift+ArrowLeft", "Control+Shift+KeyZ", "F5", "Control++"):
+        page.act(field.id, "press_key", key=key, wait=0)
+
+
+def test_a_malformed_batch_runs_nothing(page: Any, server: StaticServer) -> None:
+    field = one(_form(page, server), "Search the site", "textbox")
+    steps: list[Any] = [(field.id, "input", {"text": "shoes"}), (field.id, "fly")]
+    with pytest.raises(InvalidOption):
+        page.batch(steps)
+    with pytest.raises(InvalidOption):
+        page.batch([(field.id, "input", {"txt": "shoes"})])
+    with pytest.raises(InvalidOption):
+        page.batch([(None, "navigate", {})])
+    assert page.playwright.evaluate("document.querySelector('[name=site_q]').value") == ""
+
+
+def test_an_unknown_tab_id_is_refused(browser: Any) -> None:
+    with pytest.raises(InvalidOption) as info:
+        browser.page(10_000)
+    assert "open tabs" in str(info.value)
+
+
+def test_a_custom_checkbox_is_clicked_at_its_label(page: Any, server: StaticServer) -> None:
+    page.playwright.goto(server.url("edge-controls.html"))
+    for name in ("Accept terms", "Dark mode"):
+        box = one(page.observe(), name)
+        eff = page.act(box.id, "click")
+        assert eff.kinds[0] == "value_change", eff.text()
+        assert "checked" in eff.values[0][1].states
