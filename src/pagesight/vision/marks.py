@@ -138,13 +138,45 @@ def layout_marks(marks: Sequence[Mark], *, scale: float, size: tuple[int, int]) 
         )
         if clipped[2] > clipped[0] and clipped[3] > clipped[1]:
             boxes.append((mark, clipped))
+    box_grid, badge_grid = _Grid(), _Grid()
+    for _, box in boxes:
+        box_grid.add(box)
     placed: list[PlacedMark] = []
-    for mark, box in boxes:
+    for index, (mark, box) in enumerate(boxes):
         badge_size = _badge_size(str(mark.id), font, scale)
-        others = [b for m, b in boxes if m is not mark]
-        badge = _place_badge(box, badge_size, size, [p.badge for p in placed], others)
+        badge = _place_badge(index, box, badge_size, size, badges=badge_grid, boxes=box_grid)
+        badge_grid.add(badge)
         placed.append(PlacedMark(mark=mark, box=box, badge=badge))
     return placed
+
+
+class _Grid:
+    """Rectangles bucketed by the cells they touch, so that what a small badge would cover is
+    found among its neighbours, not among every element of the page."""
+
+    CELL = 64
+
+    def __init__(self) -> None:
+        self.rects: list[Rect] = []
+        self._cells: dict[tuple[int, int], list[int]] = {}
+
+    def add(self, rect: Rect) -> None:
+        for cell in self._cells_of(rect):
+            self._cells.setdefault(cell, []).append(len(self.rects))
+        self.rects.append(rect)
+
+    def covered(self, spot: Rect, *, skip: int = -1) -> int:
+        """The area of ``spot`` that the rectangles cover (counted once per rectangle)."""
+        near = {i for cell in self._cells_of(spot) for i in self._cells.get(cell, ())}
+        return sum(_overlap(spot, self.rects[i]) for i in near if i != skip)
+
+    def _cells_of(self, rect: Rect) -> list[tuple[int, int]]:
+        left, top, right, bottom = rect
+        return [
+            (cx, cy)
+            for cx in range(left // self.CELL, (max(left, right - 1)) // self.CELL + 1)
+            for cy in range(top // self.CELL, (max(top, bottom - 1)) // self.CELL + 1)
+        ]
 
 
 def _font(scale: float) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
@@ -162,11 +194,13 @@ def _badge_size(
 
 
 def _place_badge(
+    index: int,
     box: Rect,
     badge: tuple[int, int],
     image: tuple[int, int],
-    badges: Sequence[Rect],
-    boxes: Sequence[Rect],
+    *,
+    badges: _Grid,
+    boxes: _Grid,
 ) -> Rect:
     """The best of a few spots around the box: just above its top-left corner first (so the
     element's own text stays readable), then inside that corner, the other corners, below,
@@ -188,11 +222,13 @@ def _place_badge(
     best: Rect | None = None
     best_cost = float("inf")
     for rank, (want_x, want_y) in enumerate(spots):
+        if rank * area / 10 >= best_cost:
+            break  # this spot and every later one cost more than the best already
         x = min(max(0, want_x), image[0] - bw)
         y = min(max(0, want_y), image[1] - bh)
         spot = (x, y, x + bw, y + bh)
-        covered_badges = sum(_overlap(spot, b) for b in badges)
-        covered_boxes = sum(_overlap(spot, b) for b in boxes)
+        covered_badges = badges.covered(spot)
+        covered_boxes = boxes.covered(spot, skip=index)
         covered_own = _overlap(spot, box)
         # Covering a badge is far worse than covering a box; covering the element's own box
         # (its label) counts half as much as another's; each step down the list of spots
@@ -207,9 +243,12 @@ def _place_badge(
 
 
 def _overlap(a: Rect, b: Rect) -> int:
-    width = min(a[2], b[2]) - max(a[0], b[0])
-    height = min(a[3], b[3]) - max(a[1], b[1])
-    return width * height if width > 0 and height > 0 else 0
+    # Conditional expressions, not min()/max(): this runs for every neighbour of every spot.
+    width = (a[2] if a[2] < b[2] else b[2]) - (a[0] if a[0] > b[0] else b[0])
+    if width <= 0:
+        return 0
+    height = (a[3] if a[3] < b[3] else b[3]) - (a[1] if a[1] > b[1] else b[1])
+    return width * height if height > 0 else 0
 
 
 def _dashes(box: Rect, *, width: int, scale: float, phase: float) -> list[Rect]:
