@@ -15,7 +15,8 @@ from PIL import Image
 
 from conftest import StaticServer
 from pagesight import Browser, InvalidOption
-from pagesight.vision import FakeVlmServer, VisionModelError, VlmClient
+from pagesight.vision import VisionModelError, VlmClient
+from pagesight.vision.fake_vlm import FakeVlmServer
 from vision_support import open_canvas
 
 MODEL = "qwen2.5vl:7b"

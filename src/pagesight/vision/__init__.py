@@ -3,12 +3,12 @@
 * :func:`draw_marks` — a set-of-marks screenshot (a dashed box and a numbered badge per element).
 * :func:`read_screen` — texts and buttons read from a screenshot by OCR (:class:`TesseractOcr`).
 * :func:`diff_screens` — what changed between two screenshots.
-* :class:`VlmClient` — a caption from a vision-language model (:class:`FakeVlmServer` for tests).
+* :class:`VlmClient` — a caption from a vision-language model; a fake server to test it
+  against is in :mod:`pagesight.vision.fake_vlm` (not imported here, so ``python -m`` runs it).
 """
 
 from pagesight.vision.diff import ScreenChange, diff_screens
 from pagesight.vision.errors import OcrFailed, OcrNotFound, VisionModelError
-from pagesight.vision.fake_vlm import FakeVlmServer
 from pagesight.vision.grouping import Label, group_labels, join_words
 from pagesight.vision.marks import Kind, Mark, draw_marks, kind_for_role, layout_marks, marks_for
 from pagesight.vision.ocr import OcrEngine, TesseractOcr, Word
@@ -17,7 +17,6 @@ from pagesight.vision.vlm import Captioner, VlmClient
 
 __all__ = [
     "Captioner",
-    "FakeVlmServer",
     "Kind",
     "Label",
     "Mark",
