@@ -21,7 +21,7 @@ from playwright.async_api import Page as PlaywrightPage
 from pagesight.browser.readiness import NetworkWatch, wait_ready
 from pagesight.errors import PageUnresponsive
 
-SETTLE_MS = 60
+SETTLE_MS = 50
 """Quiet needed after an action: long enough for a handler's promise chain and the next frame
 to land, short enough that a click on a page that does nothing reports so at once."""
 POLL_S = 0.025
