@@ -23,6 +23,7 @@ from pagesight.errors import (
     StaleElement,
     UnsupportedURL,
 )
+from pagesight.observe.find import Match
 from pagesight.observe.observation import Changes, Element, Observation
 from pagesight.sync import Browser, Page
 
@@ -41,6 +42,7 @@ __all__ = [
     "Element",
     "InputError",
     "InvalidOption",
+    "Match",
     "NavigationError",
     "NewTab",
     "Observation",

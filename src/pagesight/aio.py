@@ -5,6 +5,7 @@ from pagesight.act.effect import Dialog, Download, Effect, NewTab
 from pagesight.act.events import DialogPolicy
 from pagesight.browser.browser import AsyncBrowser
 from pagesight.browser.page import AsyncPage
+from pagesight.observe.find import Match
 from pagesight.observe.observation import Changes, Element, Observation
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "Download",
     "Effect",
     "Element",
+    "Match",
     "NewTab",
     "Observation",
     "StepResult",

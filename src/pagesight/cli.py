@@ -4,6 +4,7 @@ runtime failure, always with one line on stderr and never a traceback."""
 from __future__ import annotations
 
 import argparse
+import json
 import signal
 import sys
 from collections.abc import Sequence
@@ -36,6 +37,20 @@ def build_parser() -> argparse.ArgumentParser:
     observe.add_argument("--mode", choices=("cdp", "evaluate"), default="cdp")
     observe.add_argument("--cdp-url", default=None, help="attach to a running Chromium instead")
     observe.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        help="seconds to wait for the page to load and answer",
+    )
+    find = commands.add_parser("find", help="find the elements that best match a query")
+    find.add_argument("url", help="an http(s) URL or a path to a local HTML file")
+    find.add_argument("query", help='what to look for: "the Save button", "搜索框"')
+    find.add_argument("--top", type=int, default=5, help="how many matches to show (default 5)")
+    find.add_argument("--format", choices=("text", "json"), default="text")
+    find.add_argument("--lang", choices=("en", "zh"), default="en", help="labels of the text")
+    find.add_argument("--mode", choices=("cdp", "evaluate"), default="cdp")
+    find.add_argument("--cdp-url", default=None, help="attach to a running Chromium instead")
+    find.add_argument(
         "--timeout",
         type=float,
         default=30.0,
@@ -78,6 +93,45 @@ def _observe(args: argparse.Namespace) -> str:
         return obs.text(args.format)
 
 
+def _find(args: argparse.Namespace) -> str:
+    from pagesight import Browser
+    from pagesight.observe.find import check_query, normalise
+    from pagesight.observe.observation import check_options
+    from pagesight.observe.tooltext import find_element
+
+    # Before a browser starts: bad input fails fast.
+    if not normalise(args.query):
+        raise ValueError("QUERY must name something to look for")
+    check_query(args.query, args.top)
+    check_options(
+        view="full",
+        include=(),
+        mode=args.mode,
+        max_tokens=None,
+        max_chars=None,
+        timeout=args.timeout,
+    )
+
+    browser = Browser.connect(args.cdp_url) if args.cdp_url else Browser.launch()
+    with browser:
+        page = browser.open(args.url, timeout=args.timeout)
+        try:
+            obs = page.observe(include={"selector"}, timeout=args.timeout, mode=args.mode)
+        finally:
+            if args.cdp_url:
+                page.close()  # leave the attached browser as we found it
+    if args.format == "text":
+        return find_element(obs, args.query, top=args.top, lang=args.lang)
+    every = obs.find(args.query, top=max(len(obs.elements), 1))
+    data = {
+        "query": args.query,
+        "url": obs.url,
+        "total": len(every),
+        "matches": [m.to_dict() for m in every[: args.top]],
+    }
+    return json.dumps(data, ensure_ascii=False, indent=2)
+
+
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -87,7 +141,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # A terminated CLI still closes its browser and removes its profile, as on Ctrl-C.
     signal.signal(signal.SIGTERM, _interrupt)
     try:
-        output = _observe(args)
+        output = _find(args) if args.command == "find" else _observe(args)
     except InvalidOption as exc:
         print(f"pagesight: --{exc.option.replace('_', '-')}: {exc}", file=sys.stderr)
         return exc.exit_code
