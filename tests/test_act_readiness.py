@@ -10,8 +10,9 @@ from support import one
 
 def test_an_action_waits_for_content_rendered_after_load(page: Any, server: StaticServer) -> None:
     page.playwright.goto(server.url("act-late.html"))
-    obs = page.observe(wait=0)  # right after load: the 800 ms render is still pending
-    assert "Loading orders" in obs.text()
+    # Right after load the 800 ms render is normally still pending (not asserted: a loaded
+    # machine may take that long to get here); the action must wait for it either way.
+    obs = page.observe(wait=0)
     refresh = one(obs, "Refresh orders", "button")
     eff = page.act(refresh.id, "click")
     assert eff.ok and eff.ready
