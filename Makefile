@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-vision setup system
+.PHONY: demo test lint bench bench-act bench-vision setup system
 
 demo: setup
 	$(VENV)/bin/pagesight observe src/pagesight/demo/sample.html
@@ -18,6 +18,9 @@ lint: setup
 
 bench: setup
 	$(PY) benchmarks/observe.py
+
+bench-act: setup
+	$(PY) benchmarks/act.py
 
 bench-vision: setup
 	$(PY) benchmarks/vision.py
