@@ -14,6 +14,8 @@ from pagesight.errors import (
     InputError,
     InvalidOption,
     NavigationError,
+    OcrFailed,
+    OcrNotFound,
     PageCrashed,
     PagesightError,
     PageUnresponsive,
@@ -22,6 +24,7 @@ from pagesight.errors import (
     SetupError,
     StaleElement,
     UnsupportedURL,
+    VisionModelError,
 )
 from pagesight.observe.find import Match
 from pagesight.observe.observation import Changes, Element, Observation
@@ -46,6 +49,8 @@ __all__ = [
     "NavigationError",
     "NewTab",
     "Observation",
+    "OcrFailed",
+    "OcrNotFound",
     "Page",
     "PageCrashed",
     "PageUnresponsive",
@@ -56,4 +61,5 @@ __all__ = [
     "StaleElement",
     "StepResult",
     "UnsupportedURL",
+    "VisionModelError",
 ]

@@ -12,11 +12,14 @@
     │   │   └── StaleElement       an element id whose element is gone (observe again)
     │   └── BrowserClosed          a call on a Browser (or its pages) after close()
     ├── SetupError        (2)      the machine lacks something: install it
-    │   └── BrowserNotFound        no Chromium executable was found
+    │   ├── BrowserNotFound        no Chromium executable was found
+    │   └── OcrNotFound            the tesseract binary or one of its language packs is missing
     └── RuntimeFailure    (1)      the browser failed underneath us: retry or report
         ├── PageCrashed            the page's renderer crashed or the tab was closed
         ├── PageUnresponsive       the page did not answer in time (a script keeps it busy)
-        └── ProtocolError          a DevTools/Playwright failure we could not classify
+        ├── ProtocolError          a DevTools/Playwright failure we could not classify
+        ├── OcrFailed              tesseract ran but failed (a bad image, a crash, a time-out)
+        └── VisionModelError       a vision-language model did not answer usably
 
 Playwright and CDP errors are translated once, where pagesight calls them, with
 ``raise … from exc`` so the original stays attached.
@@ -133,3 +136,22 @@ class PageUnresponsive(RuntimeFailure):
 
 class ProtocolError(RuntimeFailure):
     """A DevTools Protocol or Playwright call failed for a reason pagesight cannot classify."""
+
+
+class OcrNotFound(SetupError):
+    """Tesseract, or the language data asked for, is not installed."""
+
+
+class OcrFailed(RuntimeFailure):
+    """Tesseract ran but did not read the image."""
+
+
+class VisionModelError(RuntimeFailure):
+    """A vision-language model endpoint failed, refused, or answered in an unknown shape.
+
+    ``status`` is the HTTP status when there was one.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status

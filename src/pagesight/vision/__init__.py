@@ -7,8 +7,8 @@
   against is in :mod:`pagesight.vision.fake_vlm` (not imported here, so ``python -m`` runs it).
 """
 
+from pagesight.errors import OcrFailed, OcrNotFound, VisionModelError
 from pagesight.vision.diff import ScreenChange, diff_screens
-from pagesight.vision.errors import OcrFailed, OcrNotFound, VisionModelError
 from pagesight.vision.grouping import Label, group_labels, join_words
 from pagesight.vision.marks import Kind, Mark, draw_marks, kind_for_role, layout_marks, marks_for
 from pagesight.vision.ocr import OcrEngine, TesseractOcr, Word

@@ -20,8 +20,7 @@ from typing import Protocol
 
 from PIL import Image, ImageOps
 
-from pagesight.errors import InvalidOption
-from pagesight.vision.errors import OcrFailed, OcrNotFound
+from pagesight.errors import InvalidOption, OcrFailed, OcrNotFound
 from pagesight.vision.images import decode_png, encode_png
 from pagesight.vision.textlines import Box, text_boxes
 

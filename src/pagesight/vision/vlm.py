@@ -7,7 +7,7 @@ Two APIs, chosen by ``api``:
   ``image_url`` data URL;
 * ``"ollama"``: Ollama's own ``POST {base}/api/chat`` with the screenshot in ``images``.
 
-Every failure becomes one :class:`~pagesight.vision.errors.VisionModelError` whose message is
+Every failure becomes one :class:`~pagesight.errors.VisionModelError` whose message is
 one line saying what happened and what to check. The client is blocking (the standard
 library's ``urllib``); from async code run it in a thread (``asyncio.to_thread``).
 """
@@ -22,8 +22,7 @@ import urllib.request
 from typing import Any, Literal, Protocol, get_args
 from urllib.parse import urlsplit
 
-from pagesight.errors import InvalidOption
-from pagesight.vision.errors import VisionModelError
+from pagesight.errors import InvalidOption, VisionModelError
 
 Api = Literal["openai", "ollama"]
 
