@@ -175,11 +175,15 @@ def test_bad_queries_are_refused_before_the_page_is_read(
     assert caught.value.option == option
 
 
-def test_async_find(server: StaticServer) -> None:
+def test_async_find(browser: Browser, server: StaticServer) -> None:
     async def scenario() -> list[Match]:
-        async with await AsyncBrowser.launch() as browser:
-            page = await browser.open(server.url("find-zh-portal.html"))
-            return await page.find("搜索框", top=3)
+        # Attached to the session's browser: launching one more would cost seconds.
+        async with await AsyncBrowser.connect(browser.cdp_url) as attached:
+            page = await attached.open(server.url("find-zh-portal.html"))
+            try:
+                return await page.find("搜索框", top=3)
+            finally:
+                await page.close()
 
     matches = asyncio.run(scenario())
     assert matches[0].element.name == "搜索你感兴趣的内容"

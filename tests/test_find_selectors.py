@@ -105,8 +105,8 @@ def test_every_selector_matches_exactly_its_element(
 ) -> None:
     page = browser.open(server.url(f"{name}?other={other_origin.origin}"))
     try:
-        # Static pages are whole at load; the two that render late get time to.
-        obs = page.observe(include={"selector"}, wait=3.0 if name.startswith("ready-") else 0)
+        # The pages are whole at load, but for one that renders 800 ms after it.
+        obs = page.observe(include={"selector"}, wait=3.0 if name == "ready-late.html" else 0)
         problems = _check_page(browser, page, obs)
     finally:
         page.close()
@@ -118,7 +118,7 @@ def test_selectors_prefer_ids_then_stable_attributes_then_positions(
     browser: Browser, server: StaticServer
 ) -> None:
     page = browser.open(server.url("find-selectors.html"))
-    obs = page.observe(include={"selector"})
+    obs = page.observe(include={"selector"}, wait=0)
     page.close()
 
     def path(name: str, nth: int = 0) -> tuple[str, ...]:
@@ -157,7 +157,7 @@ def test_quirks_mode_ids_that_differ_only_in_case_are_not_trusted(
 ) -> None:
     page = browser.open(server.url("find-quirks.html"))
     assert page.playwright.evaluate("document.compatMode") == "BackCompat"
-    obs = page.observe(include={"selector"})
+    obs = page.observe(include={"selector"}, wait=0)
     paths = {e.name: e.markup.path for e in obs.elements if e.markup}
     page.close()
     assert paths["Cancel"] == ("#Cancel",)
@@ -167,8 +167,8 @@ def test_quirks_mode_ids_that_differ_only_in_case_are_not_trusted(
 
 def test_selectors_only_when_asked(browser: Browser, server: StaticServer) -> None:
     page = browser.open(server.url("find-en-shop.html"))
-    plain = page.observe()
-    asked = page.observe(include={"selector"})
+    plain = page.observe(wait=0)
+    asked = page.observe(include={"selector"}, wait=0)
     page.close()
     assert all(e.markup is None for e in plain.elements)
     assert all(e.markup is not None for e in asked.elements)
