@@ -22,7 +22,9 @@ from pagesight.browser.page import AsyncPage
 from pagesight.errors import BrowserClosed
 from pagesight.observe.find import Match
 from pagesight.observe.ids import ElementLocation
-from pagesight.observe.observation import Mode, Observation, View
+from pagesight.observe.observation import Observation, ObserveMode, View
+from pagesight.vision.ocr import OcrEngine
+from pagesight.vision.vlm import Captioner
 
 T = TypeVar("T")
 
@@ -131,10 +133,11 @@ class Page:
         max_tokens: int | None = None,
         max_chars: int | None = None,
         focus: str | None = None,
-        mode: Mode = "cdp",
+        mode: ObserveMode = "auto",
         timeout: float = 30.0,
         wait: float = 5.0,
         since: Observation | None = None,
+        dom_empty_threshold: int = 2,
     ) -> Observation:
         """See :meth:`pagesight.aio.AsyncPage.observe`."""
         return self._loop.run(
@@ -148,8 +151,13 @@ class Page:
                 timeout=timeout,
                 wait=wait,
                 since=since,
+                dom_empty_threshold=dom_empty_threshold,
             )
         )
+
+    def screenshot(self, *, marks: bool = False, observation: Observation | None = None) -> bytes:
+        """See :meth:`pagesight.aio.AsyncPage.screenshot`."""
+        return self._loop.run(self._page.screenshot(marks=marks, observation=observation))
 
     def wait_ready(self, timeout: float = 10.0) -> bool:
         """See :meth:`pagesight.aio.AsyncPage.wait_ready`."""
@@ -241,6 +249,8 @@ class Browser:
         window: tuple[int, int] = (1280, 800),
         dialogs: DialogPolicy | None = None,
         downloads: str | Path | None = None,
+        ocr: OcrEngine | None = None,
+        vision_model: Captioner | None = None,
     ) -> Browser:
         """See :meth:`pagesight.aio.AsyncBrowser.launch`."""
         loop = _Loop()
@@ -253,6 +263,8 @@ class Browser:
                     window=window,
                     dialogs=dialogs,
                     downloads=downloads,
+                    ocr=ocr,
+                    vision_model=vision_model,
                 )
             )
         except BaseException:
@@ -267,11 +279,21 @@ class Browser:
         *,
         dialogs: DialogPolicy | None = None,
         downloads: str | Path | None = None,
+        ocr: OcrEngine | None = None,
+        vision_model: Captioner | None = None,
     ) -> Browser:
         """See :meth:`pagesight.aio.AsyncBrowser.connect`."""
         loop = _Loop()
         try:
-            browser = loop.run(AsyncBrowser.connect(cdp_url, dialogs=dialogs, downloads=downloads))
+            browser = loop.run(
+                AsyncBrowser.connect(
+                    cdp_url,
+                    dialogs=dialogs,
+                    downloads=downloads,
+                    ocr=ocr,
+                    vision_model=vision_model,
+                )
+            )
         except BaseException:
             loop.stop()
             raise
@@ -303,6 +325,16 @@ class Browser:
     def dialogs(self) -> DialogPolicy:
         """How new tabs answer JavaScript dialogs (each page has its own ``dialogs`` too)."""
         return self._browser.dialogs
+
+    @property
+    def ocr(self) -> OcrEngine:
+        """What reads text off screenshots (vision mode)."""
+        return self._browser.ocr
+
+    @property
+    def vision_model(self) -> Captioner | None:
+        """The vision-language model that captions screenshots in vision mode, if any."""
+        return self._browser.vision_model
 
     @property
     def downloads(self) -> Path:

@@ -15,6 +15,7 @@ from typing import Any, Literal
 
 from pagesight.observe.observation import Changes, Element, Observation
 from pagesight.observe.tree import Node
+from pagesight.vision.diff import ScreenChange
 
 EffectKind = Literal[
     "navigation",
@@ -24,6 +25,7 @@ EffectKind = Literal[
     "focus_change",
     "download",
     "dialog",
+    "screen_change",
     "no_op",
 ]
 # States that are a control's value rather than its shape: toggling them is a value change.
@@ -91,6 +93,9 @@ class Effect:
     """The element focus moved to, when that is not the element acted on."""
     scrolled: tuple[int, int] | None = None
     """How far a scroll action moved (x, y) in CSS pixels."""
+    screen: ScreenChange | None = None
+    """What changed on the screenshot (actions on vision elements): the changed region's box
+    in CSS pixels and the share of pixels that changed."""
     errors: tuple[str, ...] = field(default=())
     """What went wrong after the action ran (a failed download); empty when all is well."""
 
@@ -123,6 +128,9 @@ class Effect:
         )
         if self.scrolled is not None:
             lines.append(f"  scrolled by {self.scrolled[0]}, {self.scrolled[1]}")
+        if self.screen is not None:
+            x, y, w, h = self.screen.bounds
+            lines.append(f"  screen: {self.screen.share:.1%} changed, around {x},{y} {w}x{h}")
         if self.changes is not None and "dom_change" in self.kinds:
             c = self.changes
             reshaped = [b for a, b in c.changed if _shape(a) != _shape(b)]
@@ -181,6 +189,11 @@ class Effect:
             ],
             "focused": self.focused.to_dict(include) if self.focused is not None else None,
             "scrolled": list(self.scrolled) if self.scrolled is not None else None,
+            "screen": (
+                {"bounds": list(self.screen.bounds), "share": self.screen.share}
+                if self.screen is not None
+                else None
+            ),
             "errors": list(self.errors),
         }
 
@@ -209,6 +222,7 @@ class Seen:
     downloads: tuple[Download, ...] = ()
     dialogs: tuple[Dialog, ...] = ()
     scrolled: tuple[int, int] | None = None
+    screen: ScreenChange | None = None
 
 
 def classify(
@@ -252,6 +266,8 @@ def classify(
         kinds.append("download")
     if seen.dialogs:
         kinds.append("dialog")
+    if seen.screen is not None:
+        kinds.append("screen_change")
     return Effect(
         action=action,
         element_id=element_id,
@@ -270,6 +286,7 @@ def classify(
         values=values,
         focused=focused,
         scrolled=seen.scrolled,
+        screen=seen.screen,
         errors=tuple(d.error for d in seen.downloads if d.error),
     )
 

@@ -9,6 +9,7 @@ import json
 import tempfile
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from urllib.parse import urlsplit
@@ -30,6 +31,18 @@ from pagesight.errors import (
 )
 from pagesight.observe.capture import script
 from pagesight.observe.ids import IdRegistry
+from pagesight.vision.ocr import OcrEngine, TesseractOcr
+from pagesight.vision.vlm import Captioner
+
+
+@dataclass(frozen=True)
+class _Options:
+    """What launch and connect pass on to the browser they make."""
+
+    dialogs: DialogPolicy | None
+    downloads: str | Path | None
+    ocr: OcrEngine | None
+    vision_model: Captioner | None
 
 
 class AsyncBrowser:
@@ -46,6 +59,8 @@ class AsyncBrowser:
         openings: Openings,
         dialogs: DialogPolicy,
         downloads: Path | None,
+        ocr: OcrEngine | None,
+        vision_model: Captioner | None,
     ) -> None:
         self._playwright = playwright
         self._browser = browser
@@ -59,6 +74,8 @@ class AsyncBrowser:
         self.ids = IdRegistry()
         """Session-wide element ids: never reused while this browser lives."""
         self._dialogs = dialogs
+        self._ocr = ocr
+        self._vision_model = vision_model
         self._downloads = downloads or Path(tempfile.mkdtemp(prefix="pagesight-downloads-"))
         self._downloads.mkdir(parents=True, exist_ok=True)
 
@@ -72,18 +89,24 @@ class AsyncBrowser:
         window: tuple[int, int] = (1280, 800),
         dialogs: DialogPolicy | None = None,
         downloads: str | Path | None = None,
+        ocr: OcrEngine | None = None,
+        vision_model: Captioner | None = None,
     ) -> AsyncBrowser:
         """Start the system Chromium headless (by default) and connect to it.
 
         ``dialogs`` says how JavaScript dialogs are answered (default: accept alerts, dismiss
         confirms and prompts); ``downloads`` is the folder downloads are saved in (default: a
-        new temporary folder for this session, kept after close).
+        new temporary folder for this session, kept after close). ``ocr`` reads screenshots
+        in vision mode (default: Tesseract); ``vision_model`` (e.g. a
+        :class:`~pagesight.vision.VlmClient`) adds a caption to vision observations.
         """
         process = await start_chromium(
             executable=executable_path, headless=headless, window=window, args=args
         )
         try:
-            return await cls._attach(process.ws_url, process, dialogs, downloads)
+            return await cls._attach(
+                process.ws_url, process, _Options(dialogs, downloads, ocr, vision_model)
+            )
         except BaseException:
             await process.stop()
             raise
@@ -95,22 +118,24 @@ class AsyncBrowser:
         *,
         dialogs: DialogPolicy | None = None,
         downloads: str | Path | None = None,
+        ocr: OcrEngine | None = None,
+        vision_model: Captioner | None = None,
     ) -> AsyncBrowser:
         """Attach to a running Chromium by its DevTools URL (``http://127.0.0.1:9222``).
 
         :attr:`pages` then lists the tabs already open there, so a program driving a page
-        with its own Playwright can observe that same page. Closing only disconnects.
+        with its own Playwright can observe that same page. Closing only disconnects. The
+        other options are those of :meth:`launch`.
         """
         ws_url = await asyncio.to_thread(_websocket_url, cdp_url)
-        return await cls._attach(ws_url, None, dialogs, downloads)
+        return await cls._attach(ws_url, None, _Options(dialogs, downloads, ocr, vision_model))
 
     @classmethod
     async def _attach(
         cls,
         ws_url: str,
         process: ChromiumProcess | None,
-        dialogs: DialogPolicy | None,
-        downloads: str | Path | None,
+        options: _Options,
     ) -> AsyncBrowser:
         playwright = await async_playwright().start()
         try:
@@ -138,14 +163,28 @@ class AsyncBrowser:
             cdp_url=http_url,
             process=process,
             openings=openings,
-            dialogs=dialogs or DialogPolicy(),
-            downloads=Path(downloads).expanduser() if downloads is not None else None,
+            dialogs=options.dialogs or DialogPolicy(),
+            downloads=Path(options.downloads).expanduser() if options.downloads else None,
+            ocr=options.ocr,
+            vision_model=options.vision_model,
         )
 
     @property
     def cdp_url(self) -> str:
         """The DevTools HTTP endpoint, for other clients (``connect_over_cdp``) to share."""
         return self._cdp_url
+
+    @property
+    def ocr(self) -> OcrEngine:
+        """What reads text off screenshots (vision mode): Tesseract unless another was given."""
+        if self._ocr is None:
+            self._ocr = TesseractOcr()
+        return self._ocr
+
+    @property
+    def vision_model(self) -> Captioner | None:
+        """The vision-language model that captions screenshots in vision mode, if any."""
+        return self._vision_model
 
     @property
     def dialogs(self) -> DialogPolicy:

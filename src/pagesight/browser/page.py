@@ -18,11 +18,12 @@ from pagesight.act.effect import Effect, NewTab, Seen, classify
 from pagesight.act.events import DialogPolicy, Mark, PageEvents, save_downloads
 from pagesight.act.perform import Args, check_args, perform, refusal, still_connected
 from pagesight.act.resolve import Resolver, helper
-from pagesight.act.settle import settle
+from pagesight.act.settle import document_token, settle
 from pagesight.browser.cdp import CdpSession, translate
 from pagesight.browser.navigation import goto, normalise_url
 from pagesight.browser.readiness import NetworkWatch, wait_ready
 from pagesight.errors import (
+    ActionError,
     InvalidOption,
     PageCrashed,
     PageUnresponsive,
@@ -34,8 +35,10 @@ from pagesight.observe.budget import fit_tokens
 from pagesight.observe.capture import CdpChannel, Channel, EvaluateChannel, Raw, capture
 from pagesight.observe.find import Match, check_query
 from pagesight.observe.ids import ElementLocation
-from pagesight.observe.observation import Mode, Observation, View, check_options
+from pagesight.observe.observation import Mode, Observation, ObserveMode, View, check_options
 from pagesight.observe.tree import build
+from pagesight.vision.diff import diff_screens
+from pagesight.vision.screen import VISION_ACTIONS, Screen, VisionTarget
 
 if TYPE_CHECKING:
     from pagesight.browser.browser import AsyncBrowser
@@ -43,6 +46,16 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 _SLACK_S = 10.0
 """Room on top of an action's own waits before the page is deemed unresponsive."""
+_OCR_S = 60.0
+"""Room for reading a screenshot (OCR, a model's caption) on top of the page's own time."""
+
+
+def _offers_names(obs: Observation) -> bool:
+    """Whether the DOM offers something to act on by name (a bare canvas or an unnamed
+    full-page click target does not)."""
+    return any(
+        el.name.strip() and ({"click", "input", "select"} & set(el.actions)) for el in obs.elements
+    )
 
 
 def _check_times(*, wait: float, timeout: float) -> None:
@@ -69,6 +82,8 @@ class AsyncPage:
         self._events = PageEvents(policy=lambda: self._dialogs)
         self._events.attach(page)
         self._resolver = Resolver(page, browser.ids)
+        self._screen = Screen(page, browser.ids, self._session)
+        self._dom_empty = 0  # DOM observations in a row with nothing to act on by name
         self._crashed = False
         self._gone = asyncio.Event()  # set when the renderer crashes or the page closes
         self._unresponsive = False  # a walk timed out: its renderer may never answer again
@@ -125,10 +140,11 @@ class AsyncPage:
         max_tokens: int | None = None,
         max_chars: int | None = None,
         focus: str | None = None,
-        mode: Mode = "cdp",
+        mode: ObserveMode = "auto",
         timeout: float = 30.0,
         wait: float = 5.0,
         since: Observation | None = None,
+        dom_empty_threshold: int = 2,
     ) -> Observation:
         """The page now, as a compact semantic tree and the elements that can be acted on.
 
@@ -136,6 +152,11 @@ class AsyncPage:
         that tells it apart. ``include`` adds ``"bounds"`` and/or ``"href"`` to the text and JSON.
         ``max_tokens`` keeps every actionable element and cuts text to fit; ``max_chars`` cuts
         the text deterministically; ``focus`` keeps the part of the page relevant to a query.
+        ``mode="auto"`` (the default) reads the DOM over CDP; after ``dom_empty_threshold``
+        observations in a row whose DOM offers nothing to act on by name (a canvas app), it
+        reads the screenshot instead (``obs.mode == "vision"``), until the DOM offers
+        something again. ``mode="cdp"`` always reads the DOM, ``mode="vision"`` always the
+        screenshot (OCR, and a vision model's caption when the browser has one).
         ``mode="evaluate"`` uses only Playwright's ``evaluate`` (no CDP). A page that does not
         answer within ``timeout`` seconds (a script hogging its thread) raises
         :class:`~pagesight.errors.PageUnresponsive`. Before reading, it waits up to ``wait``
@@ -153,15 +174,22 @@ class AsyncPage:
             timeout=timeout,
             wait=wait,
         )
+        if isinstance(dom_empty_threshold, bool) or not isinstance(dom_empty_threshold, int):
+            raise InvalidOption("dom_empty_threshold", "dom_empty_threshold must be an int")
+        if dom_empty_threshold < 0:
+            raise InvalidOption("dom_empty_threshold", "dom_empty_threshold must not be negative")
         ready = await self._guarded(
             self._ready(wait, once_per_document=True, answer_within=timeout), wait + timeout
         )
-        obs, _doc = await self._guarded(
-            self._snapshot(
-                mode, href="href" in include, selector="selector" in include, focus=focus
-            ),
-            timeout,
+        reading = self._read(
+            mode,
+            href="href" in include,
+            selector="selector" in include,
+            focus=focus,
+            threshold=dom_empty_threshold,
         )
+        # OCR of a large screenshot takes seconds on a slow machine: not the page's fault.
+        obs = await self._guarded(reading, timeout + (_OCR_S if mode != "cdp" else 0))
         obs = replace(
             obs,
             ready=ready and obs.ready,
@@ -178,6 +206,57 @@ class AsyncPage:
         if max_tokens is not None:
             obs = fit_tokens(obs, max_tokens)
         return obs
+
+    async def _read(
+        self,
+        mode: ObserveMode,
+        *,
+        href: bool,
+        selector: bool,
+        focus: str | None,
+        threshold: int,
+    ) -> Observation:
+        """One observation in ``mode``; ``auto`` decides between the DOM and the screen."""
+        if mode == "vision":
+            return await self._read_screen(document=None)
+        obs, doc = await self._snapshot(
+            "evaluate" if mode == "evaluate" else "cdp",
+            href=href,
+            selector=selector,
+            focus=focus,
+        )
+        if mode != "auto":
+            return obs
+        if _offers_names(obs):
+            self._dom_empty = 0
+            return obs
+        if self._dom_empty >= threshold:
+            return await self._read_screen(document=doc)
+        self._dom_empty += 1
+        return obs
+
+    async def _read_screen(self, *, document: str | None) -> Observation:
+        with translate("reading the title"):
+            title = await self._page.title()
+        return await self._screen.observe(
+            url=self._page.url,
+            title=title,
+            ready=True,
+            document=document,
+            ocr=self._browser.ocr,
+            captioner=self._browser.vision_model,
+        )
+
+    async def screenshot(
+        self, *, marks: bool = False, observation: Observation | None = None
+    ) -> bytes:
+        """The viewport as a PNG. With ``marks``, each element of ``observation`` (by default
+        a fresh one) in view gets a dashed box coloured by kind and a badge with its id,
+        drawn over the screenshot (the page itself is never touched)."""
+        if not marks:
+            return (await self._guarded(self._screen.shot(), _SLACK_S)).png
+        obs = observation or await self.observe()
+        return await self._guarded(self._screen.marked(obs.elements), _SLACK_S + _OCR_S)
 
     async def _snapshot(
         self,
@@ -359,6 +438,9 @@ class AsyncPage:
         self, element_id: int | None, action: str, args: Args, *, wait: float, timeout: float
     ) -> Effect:
         await self._ready(wait, once_per_document=True, answer_within=timeout)
+        spot = self._screen.target(element_id) if element_id is not None else None
+        if spot is not None and element_id is not None:
+            return await self._act_on_screen(element_id, spot, action, args, timeout=timeout)
         handle: ElementHandle | None = None
         target: ElementHandle | None = None
         facts: dict[str, Any] = {}
@@ -402,24 +484,60 @@ class AsyncPage:
 
         return await self._run(action, element_id, do, wait=0.0, timeout=timeout, check=refuse)
 
+    async def _act_on_screen(
+        self, element_id: int, spot: VisionTarget, action: str, args: Args, *, timeout: float
+    ) -> Effect:
+        """An action on something read off the screenshot: trusted input at the centre of its
+        box; the Effect adds what changed on screen to what the DOM side saw."""
+        if action not in VISION_ACTIONS:
+            raise ActionError(
+                "unsupported_action",
+                f"[{element_id}] was read off the screen; it takes {', '.join(VISION_ACTIONS)}",
+                element_id=element_id,
+                actions=VISION_ACTIONS,
+            )
+        if spot.document is not None and await document_token(self._page) != spot.document:
+            raise StaleElement(
+                f"[{element_id}] was read off an earlier page; observe again",
+                element_id=element_id,
+            )
+        x, y = spot.centre
+        keyboard = self._page.keyboard
+
+        async def do() -> None:
+            with translate(action):
+                if action == "hover":
+                    await self._page.mouse.move(x, y)
+                    return
+                await self._page.mouse.click(x, y)  # input and keys go where a click puts focus
+                if action in ("input", "input_submit") and args.text is not None:
+                    await keyboard.type(args.text)  # key by key: a canvas app listens for keys
+                if action == "press_key" and args.key is not None:
+                    await keyboard.press(args.key)
+
+        return await self._run(action, element_id, do, timeout=timeout, screen=True)
+
     async def _run(
         self,
         action: str,
         element_id: int | None,
         do: Callable[[], Awaitable[tuple[int, int] | None]],
         *,
-        wait: float,
+        wait: float = 0.0,
         timeout: float,
         check: Callable[[Observation], None] | None = None,
+        screen: bool = False,
     ) -> Effect:
         """Observe, do, settle, observe again, and name the difference: the one way every
-        action (and navigate, back) is run and reported."""
+        action (and navigate, back) is run and reported. With ``screen``, screenshots before
+        and after say what changed on screen too."""
         started = time.monotonic()
         if wait:
             await self._ready(wait, once_per_document=True, answer_within=timeout)
         before, doc_before = await self._snapshot()
         if check is not None:
             check(before)
+        shot = await self._screen.shot() if screen else None
         mark = self._events.mark()
         url_before = self._page.url
         target_id = await self._target_id()
@@ -436,6 +554,10 @@ class AsyncPage:
         )
         tabs = self._browser.openings.by(target_id) - opened
         seen = await self._seen(mark, scrolled, tabs=tabs, deadline=since + timeout)
+        if shot is not None:
+            now = await self._screen.shot()
+            change = await asyncio.to_thread(diff_screens, shot.png, now.png, scale=now.scale)
+            seen = replace(seen, screen=change)
         after, doc_after = await self._snapshot()
         changes = passes.diff(
             before.elements, after.elements, same_document=doc_after == doc_before
@@ -514,21 +636,23 @@ class AsyncPage:
                 await self._page.wait_for_load_state("domcontentloaded", timeout=10_000)
             return await capture(await self._channel(mode), options, self._channels)
 
+    async def _session(self) -> CdpSession:
+        """pagesight's own DevTools session on this tab."""
+        if self._cdp is None:
+            self._cdp = await CdpSession.open(self._page.context, self._page)
+        return self._cdp
+
     async def _target_id(self) -> str:
         """This tab's DevTools target id."""
         if self._target is None:
-            await self._channel("cdp")
-            assert self._cdp is not None
-            info = await self._cdp.send("Target.getTargetInfo")
+            info = await (await self._session()).send("Target.getTargetInfo")
             self._target = str(info["targetInfo"]["targetId"])
         return self._target
 
     async def _channel(self, mode: Mode) -> Channel:
         if mode == "evaluate":
             return EvaluateChannel(self._page.main_frame)
-        if self._cdp is None:
-            self._cdp = await CdpSession.open(self._page.context, self._page)
-        return CdpChannel(self._cdp)
+        return CdpChannel(await self._session())
 
     async def close(self) -> None:
         """Close the tab (and pagesight's sessions on it)."""

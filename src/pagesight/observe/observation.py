@@ -15,7 +15,10 @@ from pagesight.observe.tree import Bounds, Node
 if TYPE_CHECKING:
     from pagesight.observe.find import Index, Match
 
-Mode = Literal["cdp", "evaluate"]
+Mode = Literal["cdp", "evaluate", "vision"]
+"""Which reading produced an observation: the walker over CDP or ``evaluate``, or a screenshot."""
+ObserveMode = Literal["auto", "cdp", "evaluate", "vision"]
+"""What ``observe(mode=)`` accepts: ``auto`` reads the DOM and turns to vision when it is empty."""
 View = Literal["full", "interactive"]
 Format = Literal["outline", "json", "legend"]
 INCLUDABLE = frozenset({"bounds", "href", "selector"})
@@ -136,6 +139,8 @@ class Observation:
     changes: Changes | None = None
     """Set by ``observe(since=previous)``: the text then shows only these changes, while
     ``tree`` and ``elements`` stay whole (so the next ``since`` can build on this one)."""
+    description: str | None = None
+    """A vision-language model's caption of the screenshot (vision mode, when one is set up)."""
 
     def text(self, format: Format = "outline") -> str:
         """The observation as text for a model: ``outline`` (default), ``legend`` or ``json``."""
@@ -192,6 +197,7 @@ class Observation:
             "title": self.title,
             "ready": self.ready,
             "mode": self.mode,
+            **({"description": self.description} if self.description else {}),
             "view": self.view,
             "tokens": self.tokens,
             "notes": list(self.notes),
@@ -219,8 +225,9 @@ def check_options(
     that is out of range."""
     if view not in get_args(View):
         raise InvalidOption("view", f"view must be 'full' or 'interactive', not {view!r}")
-    if mode not in get_args(Mode):
-        raise InvalidOption("mode", f"mode must be 'cdp' or 'evaluate', not {mode!r}")
+    if mode not in get_args(ObserveMode):
+        modes = ", ".join(repr(m) for m in get_args(ObserveMode))
+        raise InvalidOption("mode", f"mode must be one of {modes}, not {mode!r}")
     if isinstance(include, str):
         raise InvalidOption(
             "include",

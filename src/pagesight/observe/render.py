@@ -27,6 +27,8 @@ def header(obs: Observation) -> str:
 
 def outline(obs: Observation) -> str:
     lines = [header(obs)]
+    if obs.description:
+        lines.append(f"description: {obs.description}")
     changes = obs.changes
     if changes is not None and not changes.new_document:
         _change_lines(obs, changes, lines)
@@ -86,7 +88,7 @@ def _element_line(el: Element, include: frozenset[str]) -> str:
 
 def _node_lines(node: Node, depth: int, lines: list[str], include: frozenset[str]) -> None:
     pad = "  " * depth
-    if node.is_text:
+    if node.is_text and node.id is None:  # text read off a screen has an id: it can be clicked
         lines.append(pad + _text(node.name))
         return
     row = _compact_row(node)
@@ -214,7 +216,7 @@ def tree_dict(obs: Observation) -> dict[str, Any]:
 
 
 def _node_dict(node: Node, include: frozenset[str]) -> dict[str, Any]:
-    if node.is_text:
+    if node.is_text and node.id is None:
         return {"text": node.name}
     out: dict[str, Any] = {"role": node.role}
     if node.id is not None:

@@ -1,0 +1,146 @@
+"""Vision through the page API: the DOM-first cascade, actions on what OCR read, the
+set-of-marks screenshot, and a vision model's caption (a fake server on 127.0.0.1)."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from conftest import StaticServer
+from pagesight import ActionError, Browser, Observation, StaleElement
+from pagesight.vision import VlmClient, layout_marks, marks_for
+from pagesight.vision.fake_vlm import FakeVlmServer
+from pagesight.vision.marks import KIND_COLOURS
+from vision_support import CANVAS_LABELS, app_layout, app_state, centre, inside, open_canvas
+
+
+@pytest.fixture
+def canvas(browser: Browser, server: StaticServer) -> Iterator[Any]:
+    page = open_canvas(browser, server)
+    yield page
+    page.close()
+
+
+def _vision(page: Any) -> Observation:
+    """Observe until the cascade turns to vision (it must within three observations)."""
+    modes = []
+    for _ in range(3):
+        obs: Observation = page.observe()
+        modes.append(obs.mode)
+        if obs.mode == "vision":
+            break
+    assert modes == ["cdp", "cdp", "vision"], modes
+    return obs
+
+
+def test_the_cascade_turns_to_vision_after_two_empty_dom_observations(canvas: Any) -> None:
+    obs = _vision(canvas)
+    names = [el.name for el in obs.elements]
+    read = [label for label in CANVAS_LABELS if label in names]
+    print(f"OCR accuracy over canvas-app labels (vision mode): {len(read)}/{len(CANVAS_LABELS)}")
+    assert read == list(CANVAS_LABELS), names
+    layout = app_layout(canvas.playwright)
+    for el in obs.elements:
+        if el.name in ("保存", "取消"):
+            assert el.role == "button"
+            assert el.bounds is not None and inside(centre(el.bounds), layout[el.name])
+        assert "click" in el.actions
+    assert "[" in obs.text() and "保存" in obs.text()
+
+
+def test_clicking_what_vision_read_changes_the_app_and_the_screen(canvas: Any) -> None:
+    obs = _vision(canvas)
+    layout = app_layout(canvas.playwright)
+    for name in ("Edit", "保存"):
+        target = next(el for el in obs.elements if el.name == name)
+        effect = canvas.act(target.id, "click")
+        assert app_state(canvas.playwright)["lastAction"] == name
+        assert "screen_change" in effect.kinds, effect.text()
+        assert effect.screen is not None and 0 < effect.screen.share < 0.2
+        x, y, w, h = effect.screen.bounds
+        bx, by, bw, bh = layout[name]
+        assert x <= bx + bw and bx <= x + w and y <= by + bh and by <= y + h  # overlaps it
+        assert "navigation" not in effect.kinds
+
+
+def test_the_cascade_returns_to_the_dom_once_it_offers_controls(canvas: Any) -> None:
+    _vision(canvas)
+    canvas.playwright.evaluate(
+        "document.body.insertAdjacentHTML('afterbegin', '<button>Export</button>')"
+    )
+    obs = canvas.observe()
+    assert obs.mode == "cdp"
+    assert any(el.name == "Export" for el in obs.elements)
+
+
+def test_a_threshold_of_zero_reads_the_screen_at_once(canvas: Any) -> None:
+    assert canvas.observe(dom_empty_threshold=0).mode == "vision"
+
+
+def test_vision_ids_go_stale_with_their_page_and_take_only_pointer_and_keys(
+    canvas: Any, server: StaticServer
+) -> None:
+    obs = _vision(canvas)
+    edit = next(el for el in obs.elements if el.name == "Edit")
+    with pytest.raises(ActionError) as info:
+        canvas.act(edit.id, "select", values="x")
+    assert info.value.reason == "unsupported_action" and "click" in info.value.actions
+    canvas.playwright.reload()
+    canvas.observe(mode="cdp")  # a walk of the new document
+    with pytest.raises(StaleElement):
+        canvas.act(edit.id, "click")
+
+
+def test_typing_at_a_vision_element_sends_keys_to_the_page(canvas: Any) -> None:
+    canvas.playwright.evaluate(
+        "window.typed = ''; addEventListener('keydown', (e) => { window.typed += e.key; })"
+    )
+    obs = canvas.observe(mode="vision")
+    width = next(el for el in obs.elements if el.name.startswith("Width"))
+    canvas.act(width.id, "input", text="320")
+    assert canvas.playwright.evaluate("window.typed") == "320"
+
+
+@pytest.fixture(scope="module")
+def hidpi() -> Iterator[Browser]:
+    """A browser on a screen of two device pixels per CSS pixel, as on a HiDPI display."""
+    with Browser.launch(window=(1000, 700), args=("--force-device-scale-factor=2",)) as b:
+        yield b
+
+
+def test_marks_on_the_page_screenshot_at_device_scale_factor_two(
+    hidpi: Browser, server: StaticServer
+) -> None:
+    page: Any = hidpi.open(server.url("vision-dom.html"))
+    assert page.playwright.evaluate("devicePixelRatio") == 2
+    obs = page.observe(mode="cdp")
+    count = "document.querySelectorAll('*').length"
+    elements_before = page.playwright.evaluate(count)
+    marked = Image.open(io.BytesIO(page.screenshot(marks=True, observation=obs))).convert("RGB")
+    raw = Image.open(io.BytesIO(page.screenshot())).convert("RGB")
+    width, height = page.playwright.evaluate("[innerWidth, innerHeight]")
+    assert marked.size == raw.size == (2 * width, 2 * height)
+    marks = marks_for(obs.elements)
+    assert len(marks) >= 4
+    for placed in layout_marks(marks, scale=2.0, size=marked.size):
+        left, top, _, bottom = placed.badge
+        point = (int(left + 2), int((top + bottom) / 2))
+        assert marked.getpixel(point) == KIND_COLOURS[placed.mark.kind], placed.mark
+    # The page itself was never touched: the marks are drawn on the picture, not in the DOM.
+    assert page.playwright.evaluate(count) == elements_before
+    assert obs.elements == page.observe(mode="cdp").elements
+
+
+def test_a_vision_model_caption_joins_the_observation(server: StaticServer) -> None:
+    with FakeVlmServer(models=("fake-vl",)) as fake:
+        model = VlmClient(base_url=fake.base_url, model="fake-vl")
+        with Browser.launch(vision_model=model) as browser:
+            page = open_canvas(browser, server)
+            obs = page.observe(mode="vision")
+        assert obs.description
+        assert obs.text().splitlines()[1] == f"description: {obs.description}"
+        assert len(fake.requests) == 1
