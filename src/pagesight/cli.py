@@ -8,6 +8,7 @@ import json
 import signal
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import NoReturn
 
 from pagesight.errors import InvalidOption, PagesightError
@@ -34,7 +35,17 @@ def build_parser() -> argparse.ArgumentParser:
     observe.add_argument("--max-chars", type=int, default=None)
     observe.add_argument("--max-tokens", type=int, default=None)
     observe.add_argument("--focus", default=None, help="keep the part relevant to this query")
-    observe.add_argument("--mode", choices=("cdp", "evaluate"), default="cdp")
+    observe.add_argument(
+        "--mode",
+        choices=("auto", "cdp", "evaluate", "vision"),
+        default="auto",
+        help="auto (the DOM, or the screenshot when the DOM offers nothing), cdp, evaluate "
+        "or vision (OCR of the screenshot)",
+    )
+    observe.add_argument("--screenshot", metavar="FILE", default=None, help="also save a PNG")
+    observe.add_argument(
+        "--marks", action="store_true", help="draw each element's box and id on the screenshot"
+    )
     observe.add_argument("--cdp-url", default=None, help="attach to a running Chromium instead")
     observe.add_argument(
         "--timeout",
@@ -71,6 +82,7 @@ def _observe(args: argparse.Namespace) -> str:
         max_chars=args.max_chars,
         timeout=args.timeout,
     )
+    shot = _screenshot_path(args.screenshot, marks=args.marks)
 
     browser = Browser.connect(args.cdp_url) if args.cdp_url else Browser.launch()
     with browser:
@@ -85,12 +97,28 @@ def _observe(args: argparse.Namespace) -> str:
                 focus=args.focus,
                 mode=args.mode,
             )
+            if shot is not None:
+                png = page.screenshot(marks=args.marks, observation=obs)
+                partial = shot.with_name(shot.name + ".part")
+                partial.write_bytes(png)
+                partial.replace(shot)  # a whole picture or none, never half of one
         finally:
             if args.cdp_url:
                 page.close()  # leave the attached browser as we found it
         if args.format == "json":
             return obs.to_json(indent=2)
         return obs.text(args.format)
+
+
+def _screenshot_path(value: str | None, *, marks: bool) -> Path | None:
+    if value is None:
+        if marks:
+            raise InvalidOption("marks", "--marks draws on a screenshot: give --screenshot FILE")
+        return None
+    path = Path(value).expanduser()
+    if not path.parent.is_dir():
+        raise InvalidOption("screenshot", f"no folder {str(path.parent)!r} to save {path.name}")
+    return path
 
 
 def _find(args: argparse.Namespace) -> str:
@@ -151,6 +179,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as exc:
         print(f"pagesight: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # the screenshot could not be written
+        print(f"pagesight: {exc.strerror or exc}: {exc.filename}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("pagesight: interrupted", file=sys.stderr)
         return 130
