@@ -5,9 +5,10 @@
 On tests/pages/canvas-app.html (a canvas-only app) served over HTTP on 127.0.0.1, in a
 1280x800 viewport, in one run:
 
-* the median time of ``read_screen`` (Tesseract OCR, grouping, button boxes) on a 1280x800
-  screenshot, and of taking that screenshot, beside the median time of ``page.observe()`` on
-  the same page (which finds only the bare canvas there);
+* the median time of a vision observation (``page.observe(mode="vision")``: screenshot, OCR,
+  elements) beside the DOM observation of the same page (``mode="cdp"``, which finds only the
+  bare canvas there), and of its parts: taking the screenshot and ``read_screen`` (Tesseract
+  OCR, grouping, button boxes) on it;
 * the same at device scale factor 2 (a 2560x1600 screenshot);
 * the share of the fixture's labels that OCR read correctly: the exact text, at the place the
   app painted it (``window.appLayout``).
@@ -82,7 +83,8 @@ def main(argv: list[str] | None = None) -> int:
         page = browser.open(url)
         page.playwright.set_viewport_size(VIEWPORT)
         one = measure(page.playwright, ocr, args.runs, 1.0)
-        observe_ms, obs = timed(args.runs, page.observe)
+        observe_ms, obs = timed(args.runs, lambda: page.observe(mode="cdp"))
+        vision_ms, seen = timed(args.runs, lambda: page.observe(mode="vision"))
         labels = len(page.playwright.evaluate("window.appLayout"))
         page.close()
         context = browser.playwright.new_context(device_scale_factor=2, viewport=VIEWPORT)
@@ -94,7 +96,11 @@ def main(argv: list[str] | None = None) -> int:
             context.close()
 
     print(f"canvas-app.html, {VIEWPORT['width']}x{VIEWPORT['height']} CSS px, {args.runs} runs")
-    print(f"  DOM observe():                  {observe_ms:7.1f} ms  ({len(obs.elements)} element)")
+    print(f"  DOM observation (cdp):          {observe_ms:7.1f} ms  ({len(obs.elements)} element)")
+    print(
+        f"  vision observation:             {vision_ms:7.1f} ms  ({len(seen.elements)} elements,"
+        f" {vision_ms / observe_ms:.0f}x the DOM observation)"
+    )
     for name, figures in (("scale 1, 1280x800 px", one), ("scale 2, 2560x1600 px", two)):
         print(f"  {name}:")
         print(f"    screenshot:                   {figures['shot_ms']:7.1f} ms")
