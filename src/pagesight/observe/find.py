@@ -80,6 +80,10 @@ def _is_cjk_letter(ch: str) -> bool:
     return is_cjk(ch) and unicodedata.category(ch)[0] in "LN"
 
 
+# Between the fields of a target: not white space, so normalising keeps it, and no query holds
+# it (parsing takes it out), so no match spans two fields.
+_SEP = "\0"
+
 # Words that say nothing about which element is meant ("click the save button").
 _STOP_WORDS = frozenset({"a", "an", "the", "to", "of", "for", "on", "in", "at", "and", "or"})
 
@@ -150,7 +154,7 @@ class Query:
 
     @classmethod
     def parse(cls, query: str) -> Query:
-        text = normalise(query)
+        text = normalise(query.replace(_SEP, " "))
         bigrams: list[str] = []
         chars: list[str] = []
         keywords: list[str] = []
@@ -228,11 +232,6 @@ class Scorable(Protocol):
     def name(self) -> str: ...
     @property
     def markup(self) -> Markup | None: ...
-
-
-# Between the fields of a target: not white space, so normalising keeps it, and no query holds
-# it, so no match spans two fields.
-_SEP = "\0"
 
 
 @dataclass(frozen=True, slots=True)
