@@ -78,3 +78,15 @@ def test_closed_shadow_root_of_a_page_loaded_before_attaching(server: StaticServ
             one(obs, "Closed shadow button", "button")
         assert not theirs.is_closed()
         other.close()
+
+
+def test_a_tab_that_loads_the_frames_page_again_still_walks_its_frames(
+    page: Any, server: StaticServer, other_origin: StaticServer
+) -> None:
+    # The cross-site iframe starts as an in-process about:blank and then moves to its own
+    # process: the context it leaves behind must not be used for the next walk.
+    url = server.url(f"iframes.html?other={other_origin.origin}")
+    for target in (url, server.url("hidden.html"), url):
+        page.playwright.goto(target)
+        obs = page.observe(mode="cdp")
+    assert any(el.name == "Cross origin button" for el in obs.elements), obs.text()

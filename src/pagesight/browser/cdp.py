@@ -70,6 +70,7 @@ class CdpSession:
             # existing ones before the reply, so the map is complete when this returns.
             self._session.on("Runtime.executionContextCreated", self._context_created)
             self._session.on("Runtime.executionContextsCleared", self._contexts_cleared)
+            self._session.on("Runtime.executionContextDestroyed", self._context_destroyed)
             await self.send("Runtime.enable")
             self._runtime_on = True
             await asyncio.sleep(0)  # let the replayed events be dispatched
@@ -77,6 +78,14 @@ class CdpSession:
 
     def _contexts_cleared(self, _event: dict[str, Any]) -> None:
         self._frame_contexts.clear()
+
+    def _context_destroyed(self, event: dict[str, Any]) -> None:
+        # A frame that moves to another process (about:blank, then a cross-site page) loses
+        # its context here; a stale id would fail every later walk of that frame.
+        gone = event.get("executionContextId")
+        for frame_id, context_id in list(self._frame_contexts.items()):
+            if context_id == gone:
+                del self._frame_contexts[frame_id]
 
     def _context_created(self, event: dict[str, Any]) -> None:
         ctx = event["context"]
