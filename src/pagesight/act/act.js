@@ -30,8 +30,16 @@
     const r = target.getBoundingClientRect();
     if (r.top < 0 || r.left < 0 || r.bottom > win.innerHeight || r.right > win.innerWidth) {
       target.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+      facts.scrolled = true;
     }
-    const hit = this.reach(target, el);
+    let hit = this.reach(target, el);
+    if (!hit.point && !facts.scrolled) {
+      // Clipped by a scroll container, or in a frame below the fold: scrolling brings it
+      // (and every frame around it) into view; then look again.
+      target.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+      facts.scrolled = true;
+      hit = this.reach(target, el);
+    }
     facts.point = hit.point;
     facts.cover = hit.cover;
     return facts;
@@ -72,7 +80,8 @@
         if (this.receives(target, el, hit)) {
           const up = this.throughFrames(win, x, y);
           if (up.cover) return { point: null, cover: up.cover };
-          return { point: { x: x - r.left, y: y - r.top, vx: up.x, vy: up.y, top: up.top }, cover: null };
+          const point = { x: x - r.left, y: y - r.top, vx: up.x, vy: up.y, top: up.top, w: r.width, h: r.height };
+          return { point, cover: null };
         }
         if (first === null) first = hit;
       }
@@ -90,12 +99,23 @@
       if (!frame) return { x, y, top: false, cover: null };
       const fr = frame.getBoundingClientRect();
       const st = frame.ownerDocument.defaultView.getComputedStyle(frame);
-      x += fr.left + frame.clientLeft + parseFloat(st.paddingLeft);
-      y += fr.top + frame.clientTop + parseFloat(st.paddingTop);
-      const hit = frame.ownerDocument.elementFromPoint(x, y);
+      // A zoomed or transformed frame is drawn at another size than its own layout.
+      const sx = frame.offsetWidth ? fr.width / frame.offsetWidth : 1;
+      const sy = frame.offsetHeight ? fr.height / frame.offsetHeight : 1;
+      x = fr.left + (frame.clientLeft + parseFloat(st.paddingLeft) + x) * sx;
+      y = fr.top + (frame.clientTop + parseFloat(st.paddingTop) + y) * sy;
+      const root = frame.getRootNode(); // an iframe may sit in a shadow root
+      const hit = (root.elementFromPoint ? root : frame.ownerDocument).elementFromPoint(x, y);
       if (hit !== frame) return { x, y, top: false, cover: hit ? this.describe(hit) : "something outside the frame" };
     }
     return { x, y, top: true, cover: null };
+  },
+
+  // What the top document has at (x, y) over this iframe, if not the iframe itself.
+  coverAt(frame, [x, y]) {
+    const root = frame.getRootNode();
+    const hit = (root.elementFromPoint ? root : frame.ownerDocument).elementFromPoint(x, y);
+    return hit === frame ? null : hit ? this.describe(hit) : "something outside the page";
   },
 
   receives(target, el, hit) {
@@ -174,7 +194,7 @@
   // returns the scroll position before and after.
   scroll(el, req) {
     const doc = el ? el.ownerDocument : document;
-    const box = el || doc.scrollingElement || doc.documentElement;
+    const box = el || this.pageScroller(doc, req.axis);
     const before = [box.scrollLeft, box.scrollTop];
     const width = el ? el.clientWidth : doc.defaultView.innerWidth;
     const height = el ? el.clientHeight : doc.defaultView.innerHeight;
@@ -182,6 +202,20 @@
     const delta = step * req.sign;
     box.scrollBy({ left: req.axis === "x" ? delta : 0, top: req.axis === "y" ? delta : 0, behavior: "instant" });
     return { before, after: [box.scrollLeft, box.scrollTop] };
+  },
+
+  // What scrolls "the page": the document, or in an app layout (html and body fixed, a
+  // <main> scrolling) the scroll container under the middle of the viewport.
+  pageScroller(doc, axis) {
+    const page = doc.scrollingElement || doc.documentElement;
+    const room = (e) => axis === "x" ? e.scrollWidth > e.clientWidth : e.scrollHeight > e.clientHeight;
+    const view = doc.defaultView;
+    const overflow = (e) => view.getComputedStyle(e)[axis === "x" ? "overflowX" : "overflowY"];
+    if (room(page) && overflow(doc.body || page) !== "hidden" && overflow(page) !== "hidden") return page;
+    for (let e = doc.elementFromPoint(view.innerWidth / 2, view.innerHeight / 2); e; e = e.parentElement) {
+      if (room(e) && /(auto|scroll)/.test(overflow(e))) return e;
+    }
+    return page;
   },
 
   // The listbox an ARIA combobox controls (aria-controls / aria-owns), else a visible listbox

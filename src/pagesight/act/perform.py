@@ -51,6 +51,10 @@ _NAMED_KEYS = frozenset(
 )  # fmt: skip
 _CODE_KEY = re.compile(r"F([1-9]|1[0-9]|2[0-4])|Key[A-Z]|Digit[0-9]|Numpad[0-9]")
 POPUP_WAIT_S = 2.0
+_HAS_FOCUS = """(el) => {
+  const active = el.getRootNode().activeElement || el.ownerDocument.activeElement;
+  return el === active || el.contains(active);
+}"""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -194,32 +198,23 @@ async def perform(
     page: PlaywrightPage,
     *,
     handle: ElementHandle | None,
-    target: ElementHandle | None,
     facts: dict[str, Any],
     action: str,
     args: Args,
     timeout: float,
     element_id: int | None,
 ) -> tuple[int, int] | None:
-    """Do the action; returns how far it scrolled for ``scroll``. ``target`` is where the
-    pointer goes (the element, or the label drawn in place of a hidden native control)."""
+    """Do the action; returns how far it scrolled for ``scroll``. Pointer actions go to the
+    point of ``facts`` (see :mod:`pagesight.act.pointer`)."""
     ms = timeout * 1000
     point = facts.get("point") if facts else None
-    position = {"x": point["x"], "y": point["y"]} if point else None
-    # Where the check could follow the point up to the top-level viewport, the mouse goes
-    # straight there; inside a cross-origin frame Playwright places it.
-    if action in ("click", "hover") and point is not None and point["top"]:
-        # The mouse goes straight to the point just hit-tested: no second look needed.
+    if action in ("click", "hover"):
+        # The mouse goes straight to the point just hit-tested, in top-level coordinates.
+        assert point is not None and point["top"]
         if action == "click":
             await page.mouse.click(point["vx"], point["vy"])
         else:
             await page.mouse.move(point["vx"], point["vy"])
-    elif action == "click":
-        assert target is not None
-        await target.click(position=position, force=True, timeout=ms)  # type: ignore[arg-type]
-    elif action == "hover":
-        assert target is not None
-        await target.hover(position=position, force=True, timeout=ms)  # type: ignore[arg-type]
     elif action in ("input", "input_submit"):
         assert handle is not None and args.text is not None
         if args.append:
@@ -233,6 +228,14 @@ async def perform(
         assert args.key is not None
         if handle is not None:
             await handle.focus()
+            if not await handle.evaluate(_HAS_FOCUS):
+                raise ActionError(
+                    "unsupported_action",
+                    f"[{element_id}] cannot take focus, so keys sent to it would land elsewhere; "
+                    "press_key with element_id=None sends them to the page",
+                    element_id=element_id,
+                    actions=("click", "hover"),
+                )
         await page.keyboard.press(args.key)
     elif action == "select":
         assert handle is not None and element_id is not None
@@ -279,14 +282,19 @@ async def _select_aria(
                 f"[{element_id}] opened no list of options to pick {value!r} from",
                 element_id=element_id,
             )
-        option = (await listbox.evaluate_handle(helper("findOption"), value)).as_element()
-        if option is None:
-            labels = tuple(await listbox.evaluate(helper("optionLabels")))
-            if facts["role"] == "combobox":
-                await page.keyboard.press("Escape")  # leave the page as it was
-            raise _no_option(element_id, [value], labels)
-        await option.scroll_into_view_if_needed(timeout=ms)
-        await option.click(force=True, timeout=ms)
+        try:
+            option = (await listbox.evaluate_handle(helper("findOption"), value)).as_element()
+            if option is None:
+                labels = tuple(await listbox.evaluate(helper("optionLabels")))
+                if facts["role"] == "combobox":
+                    await page.keyboard.press("Escape")  # leave the page as it was
+                raise _no_option(element_id, [value], labels)
+            await option.scroll_into_view_if_needed(timeout=ms)
+            await option.click(force=True, timeout=ms)
+            await option.dispose()
+        finally:
+            if listbox is not handle:
+                await listbox.dispose()
 
 
 async def _open_listbox(
@@ -315,7 +323,10 @@ async def _visible_listbox(handle: ElementHandle) -> ElementHandle | None:
     if found is None:
         return None
     shown = await found.evaluate("(lb) => lb.checkVisibility() && lb.getClientRects().length > 0")
-    return found if shown else None
+    if not shown:
+        await found.dispose()
+        return None
+    return found
 
 
 def _no_option(element_id: int, missing: list[str], options: tuple[str, ...]) -> ActionError:

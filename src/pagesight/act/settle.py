@@ -1,11 +1,13 @@
 """Waiting after an action exactly as long as the page needs.
 
 After an action the page has settled once, together: the DOM has not changed for a short
-window, no request the action started is in flight, and no short timer (a ``setTimeout`` of up
-to a second, counted by the init script) is pending. A navigation the action started is
-followed to its new document, which is then waited for like any page (see readiness). A
-document that never became ready (it polls for ever, or the caller did not wait) is judged on
-its DOM alone and reported not ready.
+window (inline-style churn, which is how animations run, does not count), no request the
+action started is in flight, and no short timer the action set (a ``setTimeout`` of up to a
+second set within a moment of the input, or by such a timer; counted by the init script) is
+pending. A navigation the action started is followed to its new document, which is then
+waited for like any page (see readiness). A document that never became ready (it polls for
+ever, or the caller did not wait) is reported not ready, and the network's background
+activity is not held against it.
 """
 
 from __future__ import annotations
@@ -90,9 +92,13 @@ def _time_left(
     state = probe["state"]
     if state is not None:
         quiet_ms = min(quiet_ms, state["quietMs"])
-    if probe["latched"]:  # a page that never settled: its DOM is all that can be judged
-        if (state is not None and state["timers"]) or network.busy_since(since):
-            return POLL_S
+        if state["inputTimers"]:
+            return POLL_S  # a timer the action set (a debounce, a delayed render) is pending
+    if network.busy_since(since):
+        return POLL_S  # a request the action started is in flight
+    if probe["latched"]:
+        # A page that settled once is quiet on the network too; one that never did (it polls)
+        # is judged without the network's background noise.
         quiet_ms = min(quiet_ms, (now - max(network.last_activity, done)) * 1000)
     return max(SETTLE_MS - quiet_ms, 0.0) / 1000
 

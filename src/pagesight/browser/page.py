@@ -15,9 +15,16 @@ from playwright.async_api import Page as PlaywrightPage
 
 from pagesight.act.batch import BatchResult, parse_steps, run_batch
 from pagesight.act.effect import Effect, NewTab, Seen, classify
-from pagesight.act.events import DialogPolicy, Mark, PageEvents, save_downloads
+from pagesight.act.events import (
+    DOWNLOAD_TIMEOUT_S,
+    DialogPolicy,
+    Mark,
+    PageEvents,
+    save_downloads,
+)
 from pagesight.act.perform import Args, check_args, perform, refusal, still_connected
-from pagesight.act.resolve import Resolver, helper
+from pagesight.act.pointer import look, to_top
+from pagesight.act.resolve import Resolver
 from pagesight.act.settle import document_token, settle
 from pagesight.browser.cdp import CdpSession, translate
 from pagesight.browser.navigation import goto, normalise_url
@@ -35,7 +42,14 @@ from pagesight.observe.budget import fit_tokens
 from pagesight.observe.capture import CdpChannel, Channel, EvaluateChannel, Raw, capture
 from pagesight.observe.find import Match, check_query
 from pagesight.observe.ids import ElementLocation
-from pagesight.observe.observation import Mode, Observation, ObserveMode, View, check_options
+from pagesight.observe.observation import (
+    Element,
+    Mode,
+    Observation,
+    ObserveMode,
+    View,
+    check_options,
+)
 from pagesight.observe.tree import build
 from pagesight.vision.diff import diff_screens
 from pagesight.vision.screen import VISION_ACTIONS, Screen, VisionTarget
@@ -218,7 +232,9 @@ class AsyncPage:
     ) -> Observation:
         """One observation in ``mode``; ``auto`` decides between the DOM and the screen."""
         if mode == "vision":
-            return await self._read_screen(document=None)
+            # A walk first: it is cheap beside OCR, and names the document the ids belong to.
+            _dom, doc = await self._snapshot("cdp")
+            return await self._read_screen(document=doc)
         obs, doc = await self._snapshot(
             "evaluate" if mode == "evaluate" else "cdp",
             href=href,
@@ -394,7 +410,8 @@ class AsyncPage:
         )
         _check_times(wait=wait, timeout=timeout)
         work = self._act(element_id, action, args, wait=wait, timeout=timeout)
-        return await self._guarded(work, wait + 2 * timeout + _SLACK_S)
+        # A download started by the action is waited for too (see save_downloads).
+        return await self._guarded(work, wait + 2 * timeout + _SLACK_S + DOWNLOAD_TIMEOUT_S)
 
     async def navigate(self, url: str, *, wait: float = 5.0, timeout: float = 30.0) -> Effect:
         """Load ``url`` (a URL or a local file path) in this tab; the Effect says where it
@@ -441,24 +458,53 @@ class AsyncPage:
         spot = self._screen.target(element_id) if element_id is not None else None
         if spot is not None and element_id is not None:
             return await self._act_on_screen(element_id, spot, action, args, timeout=timeout)
-        handle: ElementHandle | None = None
-        target: ElementHandle | None = None
-        facts: dict[str, Any] = {}
-        if element_id is not None:
-            handle = await self._resolver.element(element_id)
-            with translate("checking the element"):
-                facts = await handle.evaluate(helper("check"), action != "scroll")
-            target = handle
-            if facts.get("proxy"):
-                with translate("finding the label"):
-                    target = (await handle.evaluate_handle(helper("pointerTarget"))).as_element()
+        if element_id is None:
+
+            async def keys_or_scroll() -> tuple[int, int] | None:
+                return await perform(
+                    self._page,
+                    handle=None,
+                    facts={},
+                    action=action,
+                    args=args,
+                    timeout=timeout,
+                    element_id=None,
+                )
+
+            return await self._run(action, None, keys_or_scroll, timeout=timeout)
+        handle = await self._resolver.element(element_id)
+        try:
+            return await self._act_on(handle, element_id, action, args, timeout=timeout)
+        finally:
+            with contextlib.suppress(PlaywrightError):  # a page gone takes its handles along
+                await handle.dispose()
+
+    async def _act_on(
+        self, handle: ElementHandle, element_id: int, action: str, args: Args, *, timeout: float
+    ) -> Effect:
+        facts = await look(handle, reveal=action != "scroll")
+        element: Element | None = None
+
+        def refuse(before: Observation) -> None:
+            nonlocal element
+            element = next((e for e in before.elements if e.id == element_id), None)
+            problem = refusal(facts, action, args, element_id, element)
+            if problem is not None:
+                raise problem
 
         async def do() -> tuple[int, int] | None:
+            nonlocal facts
+            if action in ("click", "hover"):
+                # A fresh look right before the pointer moves: the page may have shifted.
+                facts = await look(handle, reveal=True)
+                await to_top(self._page, handle, facts)
+                problem = refusal(facts, action, args, element_id, element)
+                if problem is not None:
+                    raise problem
             try:
                 return await perform(
                     self._page,
                     handle=handle,
-                    target=target,
                     facts=facts,
                     action=action,
                     args=args,
@@ -466,23 +512,22 @@ class AsyncPage:
                     element_id=element_id,
                 )
             except PlaywrightError as exc:
-                if handle is not None and not await still_connected(handle):
+                if not await still_connected(handle):
                     raise StaleElement(
                         f"element [{element_id}] went away during the {action}; observe again",
+                        element_id=element_id,
+                    ) from exc
+                if action in ("input", "input_submit"):  # e.g. letters into type=number
+                    first = str(exc).strip().splitlines()[0]
+                    raise ActionError(
+                        "not_editable",
+                        f"[{element_id}] does not take the text {args.text!r}: {first}",
                         element_id=element_id,
                     ) from exc
                 with translate(action):
                     raise
 
-        def refuse(before: Observation) -> None:
-            if element_id is None:
-                return
-            element = next((e for e in before.elements if e.id == element_id), None)
-            problem = refusal(facts, action, args, element_id, element)
-            if problem is not None:
-                raise problem
-
-        return await self._run(action, element_id, do, wait=0.0, timeout=timeout, check=refuse)
+        return await self._run(action, element_id, do, timeout=timeout, check=refuse)
 
     async def _act_on_screen(
         self, element_id: int, spot: VisionTarget, action: str, args: Args, *, timeout: float
@@ -618,7 +663,11 @@ class AsyncPage:
         if finished:
             return task.result()
         if self._gone.is_set():
-            raise PageCrashed(f"the renderer of {self.url} crashed or the page closed")
+            if self._crashed:
+                raise PageCrashed(f"the renderer of {self.url} crashed")
+            raise PageCrashed(
+                "the page closed (the page called window.close(), or its tab was closed)"
+            )
         self._unresponsive = True
         raise PageUnresponsive(
             f"{self.url} did not answer within {timeout:g} s; a script may be keeping it busy"

@@ -27,17 +27,30 @@
     return root;
   };
 
-  const shortTimers = new Set();
+  const now = () => performance.now();
+  // A timer set by a person's input (within a moment of a trusted event, or by a timer that
+  // input set) is that input still being handled: an action waits for it. A page's own
+  // ticking timers are not, or a page that polls would hold every action up.
+  const CAUSE_MS = 20;
+  let lastInput = -Infinity;
+  let causing = false;
+  for (const type of ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "keydown", "keyup", "input", "change", "submit"]) {
+    addEventListener.call(globalThis, type, (e) => { if (e.isTrusted) lastInput = now(); }, { capture: true });
+  }
+  const shortTimers = new Map(); // id -> set by input
   const setTimeout_ = globalThis.setTimeout;
   const clearTimeout_ = globalThis.clearTimeout;
   globalThis.setTimeout = function (handler, delay, ...args) {
     const ms = Number(delay) || 0;
     if (typeof handler !== "function" || ms > SHORT_TIMER_MS) return setTimeout_(handler, delay, ...args);
+    const caused = causing || now() - lastInput < CAUSE_MS;
     const id = setTimeout_(function () {
       shortTimers.delete(id);
-      return handler.apply(this, args);
+      const was = causing;
+      causing = caused;
+      try { return handler.apply(this, args); } finally { causing = was; }
     }, delay);
-    shortTimers.add(id);
+    shortTimers.set(id, caused);
     return id;
   };
   globalThis.clearTimeout = function (id) {
@@ -45,9 +58,13 @@
     return clearTimeout_(id);
   };
 
-  const now = () => performance.now();
   let lastMutation = now();
-  new MutationObserver(() => { lastMutation = now(); }).observe(document, {
+  // Inline-style churn is how animations run (a spinner, a carousel): every frame, for ever.
+  // What a person reads changes with nodes, text and other attributes.
+  const churn = (r) => r.type === "attributes" && r.attributeName === "style";
+  new MutationObserver((records) => {
+    if (!records.every(churn)) lastMutation = now();
+  }).observe(document, {
     subtree: true, childList: true, attributes: true, characterData: true,
   });
 
@@ -61,6 +78,7 @@
         loaded: document.readyState === "complete",
         quietMs: now() - lastMutation,
         timers: shortTimers.size,
+        inputTimers: Array.from(shortTimers.values()).filter(Boolean).length,
       }),
     },
     enumerable: false,

@@ -95,6 +95,8 @@ class Screen:
             await asyncio.to_thread(captioner.caption, shot.png) if captioner is not None else None
         )
         read = f"vision:{uuid.uuid4().hex}"  # every reading is a document of its own
+        # Readings of an earlier document can never be acted on again: forget them.
+        self._targets = {k: t for k, t in self._targets.items() if t.document == document}
         nodes = []
         for i, item in enumerate(items):
             element_id = self._ids.id_of(read, i)
