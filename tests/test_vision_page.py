@@ -65,6 +65,11 @@ def test_clicking_what_vision_read_changes_the_app_and_the_screen(canvas: Any) -
         bx, by, bw, bh = layout[name]
         assert x <= bx + bw and bx <= x + w and y <= by + bh and by <= y + h  # overlaps it
         assert "navigation" not in effect.kinds
+        # The page after the action is read off the screen too: the app's new status line.
+        assert effect.observation.mode == "vision"
+        assert any(el.name == f"Last action: {name}" for el in effect.observation.elements), (
+            effect.observation.text()
+        )
 
 
 def test_the_cascade_returns_to_the_dom_once_it_offers_controls(canvas: Any) -> None:

@@ -599,8 +599,8 @@ class AsyncPage:
         )
         tabs = self._browser.openings.by(target_id) - opened
         seen = await self._seen(mark, scrolled, tabs=tabs, deadline=since + timeout)
-        if shot is not None:
-            now = await self._screen.shot()
+        now = await self._screen.shot() if shot is not None else None
+        if shot is not None and now is not None:
             change = await asyncio.to_thread(diff_screens, shot.png, now.png, scale=now.scale)
             seen = replace(seen, screen=change)
         after, doc_after = await self._snapshot()
@@ -608,7 +608,7 @@ class AsyncPage:
             before.elements, after.elements, same_document=doc_after == doc_before
         )
         after = replace(after, ready=settled.ready and after.ready, changes=changes)
-        return classify(
+        effect = classify(
             action=action,
             element_id=element_id,
             before=before,
@@ -619,6 +619,19 @@ class AsyncPage:
             ready=settled.ready,
             elapsed=time.monotonic() - started,
         )
+        if now is None:
+            return effect
+        # Acted on what was read off the screen: the page after it is read the same way.
+        seen_after = await self._screen.observe(
+            url=after.url,
+            title=after.title,
+            ready=settled.ready,
+            document=doc_after,
+            ocr=self._browser.ocr,
+            captioner=self._browser.vision_model,
+            shot=now,
+        )
+        return replace(effect, observation=seen_after)
 
     async def _seen(
         self, mark: Mark, scrolled: tuple[int, int] | None, *, tabs: int, deadline: float
