@@ -18,6 +18,7 @@ from pagesight.observe.find import (
     cjk_bigrams,
     cjk_chars,
     describe,
+    exact_name,
     find,
     is_cjk,
     keywords,
@@ -217,9 +218,11 @@ def test_weights_live_in_one_place() -> None:
         "keyword",
         "attribute",
         "role",
+        "exact",
     }
     assert (WEIGHTS.whole, WEIGHTS.bigram, WEIGHTS.char) == (10, 4, 1)
     assert (WEIGHTS.keyword, WEIGHTS.attribute, WEIGHTS.role) == (3, 5, 3)
+    assert WEIGHTS.exact == 8
 
 
 def test_the_index_ranks_exactly_as_plain_scoring() -> None:
@@ -269,3 +272,36 @@ def test_find_without_selectors_still_ranks() -> None:
     plain = Element(id=9, role="button", name="Save")
     (match,) = find([plain], "save")
     assert match.element is plain and match.selector is None and match.path == ()
+
+
+def test_rule_exact_name() -> None:
+    save = Target.of(el("button", "Save"))
+    favourite = Target.of(el("button", "Save to favorites"))
+    assert exact_name(Query.parse("Save"), save) == WEIGHTS.exact
+    assert exact_name(Query.parse("the Save button"), save) == WEIGHTS.exact  # what it names
+    assert exact_name(Query.parse("Save"), favourite) == 0
+    # A named role must match too: a link named "登录" is not the "登录按钮" asked for.
+    assert exact_name(Query.parse("登录按钮"), Target.of(el("link", "登录", tag="a"))) == 0
+
+
+def test_an_exact_name_beats_a_mention_in_an_attribute() -> None:
+    elements = [
+        el("button", "♥", element_id=1, aria_label="Save to favorites"),
+        el("button", "Save draft", element_id=2, id="save-draft"),
+        el("button", "Save", element_id=3),
+    ]
+    for query in ("Save", "the Save button", fullwidth("SAVE")):
+        assert find(elements, query)[0].element.id == 3, query
+
+
+@pytest.mark.parametrize(("query", "name"), [("To", "To"), ("on", "On"), ("☰", "☰"), ("+", "+")])
+def test_queries_of_stop_words_or_symbols_still_match(query: str, name: str) -> None:
+    elements = [
+        el("textbox", "From", tag="input", element_id=1),
+        el("textbox", "To", tag="input", element_id=2),
+        el("checkbox", "On", tag="input", element_id=3),
+        el("button", "☰", element_id=4),
+        el("button", "+", element_id=5),
+    ]
+    found = find(elements, query)
+    assert found and found[0].element.name == name, found

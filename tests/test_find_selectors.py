@@ -170,8 +170,11 @@ def test_selectors_only_when_asked(browser: Browser, server: StaticServer) -> No
     plain = page.observe(wait=0)
     asked = page.observe(include={"selector"}, wait=0)
     page.close()
-    assert all(e.markup is None for e in plain.elements)
-    assert all(e.markup is not None for e in asked.elements)
+    # Tag and attributes always come (find scores on them); the selector path only when asked.
+    assert all(e.markup is not None and not e.markup.path for e in plain.elements)
+    assert all(e.markup is not None and e.markup.path for e in asked.elements)
+    assert plain.find("search products")[0].element.name == "Search products"
+    assert plain.find("search products")[0].selector is None
     assert [e.id for e in plain.elements] == [e.id for e in asked.elements]
     assert plain.text() == asked.text()  # the outline is the same either way
     search = next(e for e in asked.to_dict()["elements"] if e["name"] == "Search products")

@@ -64,6 +64,13 @@ _OCR_S = 60.0
 """Room for reading a screenshot (OCR, a model's caption) on top of the page's own time."""
 
 
+def _focused(obs: Observation, focus: str) -> Observation:
+    """The part of the page relevant to ``focus``, with its headings and groups."""
+    tree = passes.focus(obs.tree, focus)
+    note = f"focused on {focus!r}: only the relevant part is shown"
+    return replace(obs, tree=tree, elements=passes.elements(tree), notes=(*obs.notes, note))
+
+
 def _offers_names(obs: Observation) -> bool:
     """Whether the DOM offers something to act on by name (a bare canvas or an unnamed
     full-page click target does not)."""
@@ -236,20 +243,17 @@ class AsyncPage:
             _dom, doc = await self._snapshot("cdp")
             return await self._read_screen(document=doc)
         obs, doc = await self._snapshot(
-            "evaluate" if mode == "evaluate" else "cdp",
-            href=href,
-            selector=selector,
-            focus=focus,
+            "evaluate" if mode == "evaluate" else "cdp", href=href, selector=selector
         )
-        if mode != "auto":
-            return obs
-        if _offers_names(obs):
-            self._dom_empty = 0
-            return obs
-        if self._dom_empty >= threshold:
-            return await self._read_screen(document=doc)
-        self._dom_empty += 1
-        return obs
+        if mode == "auto":
+            # Judged on the whole page: a focus that matched nothing does not make it empty.
+            if _offers_names(obs):
+                self._dom_empty = 0
+            elif self._dom_empty >= threshold:
+                return await self._read_screen(document=doc)
+            else:
+                self._dom_empty += 1
+        return _focused(obs, focus) if focus else obs
 
     async def _read_screen(self, *, document: str | None) -> Observation:
         with translate("reading the title"):
@@ -280,17 +284,13 @@ class AsyncPage:
         *,
         href: bool = False,
         selector: bool = False,
-        focus: str | None = None,
     ) -> tuple[Observation, str]:
         """The page now (no waiting), and the walker token of its main document."""
-        # Focus ranks on attributes too (placeholder, aria-label), which come with selectors.
-        options = {"href": href, "selector": selector or bool(focus)}
+        options = {"href": href, "selector": selector}
         raw = await self._capture_once_or_twice(mode, options)
         tree = passes.collapse(
             build(raw["tree"], doc=raw["doc"], frame=None, id_of=self._browser.ids.id_of)
         )
-        if focus:
-            tree = passes.focus(tree, focus)
         obs = Observation(
             url=raw["url"],
             title=raw["title"],
@@ -298,7 +298,6 @@ class AsyncPage:
             mode=mode,
             tree=tree,
             elements=passes.elements(tree),
-            notes=(f"focused on {focus!r}: only the relevant part is shown",) if focus else (),
         )
         return obs, raw["doc"]
 
@@ -365,7 +364,7 @@ class AsyncPage:
         :meth:`Observation.find` to search an observation you already have.
         """
         check_query(query, top)  # a bad query fails before the page is touched
-        obs = await self.observe(include={"selector"})
+        obs = await self.observe(include={"selector"}, mode="cdp")  # selectors live in the DOM
         return obs.find(query, top=top)
 
     async def act(

@@ -11,6 +11,8 @@ rules add points, with the weights in :data:`WEIGHTS`:
 * any of those inside aria-label, placeholder, name or id  ``attribute`` (once)
 * the element's role or input type named in the query       ``role`` (once); role words in
   English, Chinese, Japanese and Korean count (button/按钮/ボタン/버튼, …)
+* its whole name is what the query names ("Save" for "the Save button")  ``exact``: not in the
+  issue's list, added because an attribute mention otherwise beat the element named so
 
 The fields are the element's shown text, accessible name, aria-label, placeholder, name, id,
 title, alt, role and input type. Ties go to an element whose whole name is the query, then to
@@ -44,6 +46,10 @@ class Weights:
     keyword: float = 3
     attribute: float = 5
     role: float = 3
+    exact: float = 8
+    """Beyond the issue's rules: an element whose whole name is what the query names ("Save"
+    for "the Save button") outranks one that merely mentions it in an attribute
+    (aria-label "Save to favorites", id "save-draft")."""
 
 
 WEIGHTS = Weights()
@@ -151,6 +157,8 @@ class Query:
     """The smallest pieces of text it looks for (CJK letters, keywords). Each is a part of the
     whole query, so an element holding none of them can score only on its role (role_match,
     and whole_query or keywords where the query is all role words: "button")."""
+    core: str = ""
+    """What the query names, without role and stop words: "save" in "the Save button"."""
 
     @classmethod
     def parse(cls, query: str) -> Query:
@@ -158,6 +166,7 @@ class Query:
         bigrams: list[str] = []
         chars: list[str] = []
         keywords: list[str] = []
+        spare: list[str] = []  # stop words and bare symbols: kept if nothing else is left
         for token in _without_role_words(text).split():
             # A token may mix scripts ("email地址"): CJK runs give bigrams, the rest a keyword.
             for run in _runs(token):
@@ -168,6 +177,10 @@ class Query:
                 word = _strip_punctuation(run)
                 if word and word not in _STOP_WORDS:
                     keywords.append(word)
+                else:
+                    spare.append(word or run)  # "to", "on"; "☰", "+"
+        if not chars and not keywords:  # a query that is all stop words or symbols: "To", "☰"
+            keywords = spare
         named = [word for word in _ROLE_WORDS if _names(text, word)]
         role_keywords = [
             part for word in named if word in _PURE_LATIN_ROLE_WORDS for part in word.split()
@@ -180,6 +193,9 @@ class Query:
             roles=frozenset(role for word in named for role in _ROLE_WORDS[word]),
             role_keywords=tuple(dict.fromkeys(role_keywords)),
             atoms=tuple(dict.fromkeys((*chars, *keywords))),
+            core=" ".join(
+                w for w in _without_role_words(text).split() if w not in _STOP_WORDS or not keywords
+            ),
         )
 
 
@@ -316,6 +332,14 @@ def role_match(q: Query, t: Target) -> float:
     return WEIGHTS.role if hit else 0
 
 
+def exact_name(q: Query, t: Target) -> float:
+    """The element's whole name is the query, or what it names ("save" in "the Save button"),
+    and it is of the role the query names, if it names one (a link "登录" is not "登录按钮")."""
+    if q.roles and t.role not in q.roles:
+        return 0
+    return WEIGHTS.exact if t.name and t.name in (q.text, q.core) else 0
+
+
 RULES: tuple[Callable[[Query, Target], float], ...] = (
     whole_query,
     cjk_bigrams,
@@ -323,6 +347,7 @@ RULES: tuple[Callable[[Query, Target], float], ...] = (
     keywords,
     attribute_match,
     role_match,
+    exact_name,
 )
 
 

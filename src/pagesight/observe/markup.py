@@ -1,7 +1,8 @@
 """What the markup says about an element: tag, key attributes, shown text, unique selector.
 
-The walker sends these only when asked (``observe(include={"selector"})``, and always for
-``page.find`` and ``observe(focus=…)``), because a selector for every element is not free.
+The walker always sends the tag, attributes and text (find scores on them); the selector path
+only when asked (``observe(include={"selector"})``, and always for ``page.find``), because a
+selector for every element is not free.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ class Markup:
     path: tuple[str, ...] = ()
     """CSS selectors from the top document down: one for each iframe or shadow host to pass
     (an iframe opens its document, any other host its shadow root, open or closed), then one
-    for the element itself. Each matches exactly one element in the root it is run in."""
+    for the element itself. Each matches exactly one element in the root it is run in. Empty
+    when selectors were not asked for."""
 
     def attribute(self, name: str) -> str | None:
         return next((v for k, v in self.attributes if k == name), None)
@@ -44,5 +46,5 @@ def from_raw(item: dict[str, Any], hosts: tuple[str, ...]) -> Markup | None:
         tag=tag,
         attributes=tuple(item.get("at", {}).items()),
         text=item.get("tx", ""),
-        path=(*hosts, *item.get("sel", ())),
+        path=(*hosts, *item["sel"]) if "sel" in item else (),
     )

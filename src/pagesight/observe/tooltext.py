@@ -96,7 +96,9 @@ def page_perceive(obs: Observation, *, max_chars: int = 6000, lang: Lang = "en")
     out = [header, *lines[:kept]]
     if kept < len(lines):
         out.append(labels["left_out"].format(n=len(lines) - kept))
-    return "\n".join(out)[:max_chars]
+    # The header and the last line stay whole even under a limit smaller than they are: a
+    # sentence cut in half would tell a model nothing.
+    return "\n".join(out)
 
 
 def find_element(obs: Observation, query: str, *, top: int = 5, lang: Lang = "en") -> str:

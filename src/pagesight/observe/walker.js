@@ -934,7 +934,10 @@
   const HTML_NS = "http://www.w3.org/1999/xhtml";
   const STABLE_ATTRS = ["data-testid", "name", "aria-label"];
   const KEY_ATTRS = ["id", "name", "type", "placeholder", "aria-label", "title", "alt", "data-testid", "role"];
-  let wantMarkup = false;
+  // Tag, key attributes and shown text are cheap and always sent (find scores on them); a
+  // unique selector path costs a little walking and is sent only when asked.
+  const wantMarkup = true;
+  let wantSelector = false;
   let rootIndex = new Map(); // root -> Map(key -> how many elements of the root carry it)
   let siblingNth = new Map(); // element -> its place among the siblings of its type
   let siblingShared = new Set(); // elements with a sibling of the same type
@@ -955,7 +958,7 @@
     node.tg = el.localName;
     node.at = at;
     if (text && text !== node.n) node.tx = cap(text, MAX_NAME);
-    node.sel = selectorPath(el);
+    if (wantSelector) node.sel = selectorPath(el);
   }
 
   function selectorPath(el) {
@@ -1015,7 +1018,7 @@
     let known = rootPaths.get(el);
     if (known !== undefined) return known;
     const parent = el.parentElement;
-    if (el === root.body) known = "body";
+    if (el === root.body) known = el.localName; // a frameset page's body is its <frameset>
     else if (el === root.documentElement) known = ":root";
     else if (!parent) known = ":host > " + siblingStep(el);
     else known = (uniqueId(parent, idx) || chainIn(parent, root, idx)) + " > " + siblingStep(el);
@@ -1054,7 +1057,7 @@
 
   function observe(opts) {
     wantHref = Boolean(opts && opts.href);
-    wantMarkup = Boolean(opts && opts.selector);
+    wantSelector = Boolean(opts && opts.selector);
     forgetSelectors();
     const doc = document;
     const vw = window.innerWidth, vh = window.innerHeight;
