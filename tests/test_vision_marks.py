@@ -15,6 +15,7 @@ from pagesight import Browser, Element, InvalidOption
 from pagesight.vision.marks import (
     HALO,
     KIND_COLOURS,
+    LINE_WIDTH,
     Kind,
     Mark,
     PlacedMark,
@@ -163,7 +164,9 @@ def test_coincident_boxes_show_both_colours(dom_shot: Shot) -> None:
     ]
     marked = _image(draw_marks(dom_shot.png, marks, scale=1.0))
     x, y, w, _ = save.bounds
-    top_edge = {_pixel(marked, i, y) for i in range(x + 2, x + w - 2)}
+    # The border runs just outside the box: its halo, then the dashes (LINE_WIDTH px).
+    edge = y - 1 - LINE_WIDTH
+    top_edge = {_pixel(marked, i, edge) for i in range(x + 2, x + w - 2)}
     assert KIND_COLOURS["link"] in top_edge and KIND_COLOURS["input"] in top_edge
 
 
@@ -195,17 +198,20 @@ def test_device_scale_factor_two(browser: Browser, server: StaticServer, dom_sho
     assert 1.7 <= badge_height / (one_x[3] - one_x[1]) <= 2.3
     assert _pixel(marked, *_badge_point(item)) == KIND_COLOURS["button"]
     # The dashed border is two CSS pixels wide: where the text field's left edge has a dash,
-    # it is four screenshot pixels thick, inside the box, with a white halo inside that; the
-    # dashes cover about 6/10 of the edge.
+    # it is four screenshot pixels thick, just outside the box, with a white halo between it
+    # and the box (so nothing inside the box is painted over); the dashes cover about 6/10
+    # of the edge.
     field = _by_name(dom_shot, "Name")
     assert field.bounds is not None
     fx, fy, _, fh = field.bounds
     orange = KIND_COLOURS["input"]
+    outer = 2 * fx - 6  # 4 px of dash and 2 px of halo outside the box's left edge
     rows = range(2 * fy + 8, 2 * (fy + fh) - 8)  # away from the corners
-    dashed = [j for j in rows if _pixel(marked, 2 * fx, j) == orange]
+    dashed = [j for j in rows if _pixel(marked, outer, j) == orange]
     assert 0.4 < len(dashed) / len(rows) < 0.8
     for j in dashed:
-        assert [_pixel(marked, 2 * fx + i, j) for i in range(6)] == [orange] * 4 + [HALO] * 2
+        assert [_pixel(marked, outer + i, j) for i in range(6)] == [orange] * 4 + [HALO] * 2
+        assert _pixel(marked, 2 * fx + 1, j) == _pixel(raw, 2 * fx + 1, j)  # the box untouched
 
 
 def test_bad_scale_is_refused(dom_shot: Shot) -> None:

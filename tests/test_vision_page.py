@@ -149,3 +149,30 @@ def test_a_vision_model_caption_joins_the_observation(server: StaticServer) -> N
         assert obs.description
         assert obs.text().splitlines()[1] == f"description: {obs.description}"
         assert len(fake.requests) == 1
+
+
+def test_an_unchanged_screen_keeps_its_ids_across_readings(canvas: Any) -> None:
+    first = canvas.observe(mode="vision")
+    again = canvas.observe(mode="vision", since=first)
+    assert again.changes is not None and not again.changes.new_document
+    assert not again.changes.added and not again.changes.removed
+    assert {el.id for el in again.elements} == {el.id for el in first.elements}
+
+
+def test_a_new_document_starts_the_empty_count_again(canvas: Any, server: StaticServer) -> None:
+    _vision(canvas)
+    canvas.playwright.goto(server.url("canvas-app.html"))
+    assert canvas.observe().mode == "cdp"  # a new page is read from its DOM first
+
+
+def test_a_failing_vision_model_leaves_the_ocr_reading_and_says_so(
+    server: StaticServer,
+) -> None:
+    with FakeVlmServer(models=("another-model",)) as fake:
+        model = VlmClient(base_url=fake.base_url, model="fake-vl")
+        with Browser.launch(vision_model=model) as browser:
+            page = open_canvas(browser, server)
+            obs = page.observe(mode="vision")
+    assert obs.description is None
+    assert "保存" in [el.name for el in obs.elements]
+    assert obs.notes and obs.notes[0].startswith("no caption:")

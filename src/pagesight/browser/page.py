@@ -51,7 +51,7 @@ from pagesight.observe.observation import (
     check_options,
 )
 from pagesight.observe.tree import build
-from pagesight.vision.diff import diff_screens
+from pagesight.vision.diff import ScreenChange, diff_screens
 from pagesight.vision.screen import VISION_ACTIONS, Screen, VisionTarget
 
 if TYPE_CHECKING:
@@ -62,6 +62,12 @@ _SLACK_S = 10.0
 """Room on top of an action's own waits before the page is deemed unresponsive."""
 _OCR_S = 60.0
 """Room for reading a screenshot (OCR, a model's caption) on top of the page's own time."""
+
+
+def _inside(change: ScreenChange, moving: ScreenChange) -> bool:
+    x, y, w, h = change.bounds
+    mx, my, mw, mh = moving.bounds
+    return mx <= x and my <= y and x + w <= mx + mw and y + h <= my + mh
 
 
 def _focused(obs: Observation, focus: str) -> Observation:
@@ -105,6 +111,7 @@ class AsyncPage:
         self._resolver = Resolver(page, browser.ids)
         self._screen = Screen(page, browser.ids, self._session)
         self._dom_empty = 0  # DOM observations in a row with nothing to act on by name
+        self._dom_empty_doc: str | None = None  # ... of this document
         self._crashed = False
         self._gone = asyncio.Event()  # set when the renderer crashes or the page closes
         self._unresponsive = False  # a walk timed out: its renderer may never answer again
@@ -246,6 +253,8 @@ class AsyncPage:
             "evaluate" if mode == "evaluate" else "cdp", href=href, selector=selector
         )
         if mode == "auto":
+            if doc != self._dom_empty_doc:  # a new document starts the count again
+                self._dom_empty, self._dom_empty_doc = 0, doc
             # Judged on the whole page: a focus that matched nothing does not make it empty.
             if _offers_names(obs):
                 self._dom_empty = 0
@@ -545,7 +554,7 @@ class AsyncPage:
                 f"[{element_id}] was read off an earlier page; observe again",
                 element_id=element_id,
             )
-        x, y = spot.centre
+        x, y = spot.centre(await self._screen.scroll())  # the page may have scrolled since
         keyboard = self._page.keyboard
 
         async def do() -> None:
@@ -598,9 +607,11 @@ class AsyncPage:
         )
         tabs = self._browser.openings.by(target_id) - opened
         seen = await self._seen(mark, scrolled, tabs=tabs, deadline=since + timeout)
-        now = await self._screen.shot() if shot is not None else None
+        now, moving = await self._screen.settled_shot() if shot is not None else (None, None)
         if shot is not None and now is not None:
             change = await asyncio.to_thread(diff_screens, shot.png, now.png, scale=now.scale)
+            if change is not None and moving is not None and _inside(change, moving):
+                change = None  # only what animates on its own (a spinner) changed
             seen = replace(seen, screen=change)
         after, doc_after = await self._snapshot()
         changes = passes.diff(

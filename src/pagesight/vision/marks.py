@@ -101,8 +101,19 @@ def draw_marks(png: bytes, marks: Sequence[Mark], *, scale: float) -> bytes:
     width = max(1, round(LINE_WIDTH * scale))
     halo = max(1, round(scale))
     period = (DASH + GAP) * scale
+    # The border runs just outside the box, halo and all: a box fitted tightly round a label
+    # (text read off the screen, a small link) must not have its letters painted over.
+    out = width + halo
     dashes = [
-        (item, _dashes(item.box, width=width, scale=scale, phase=period / 2 * (item.mark.id % 2)))
+        (
+            item,
+            _dashes(
+                _grown(item.box, out, image.size),
+                width=width,
+                scale=scale,
+                phase=period / 2 * (item.mark.id % 2),
+            ),
+        )
         for item in placed
     ]
     # Every halo before any dash, so that no halo paints over another mark's dash.
@@ -119,6 +130,17 @@ def draw_marks(png: bytes, marks: Sequence[Mark], *, scale: float) -> bytes:
         centre = ((left + right) / 2, (top + bottom) / 2)
         draw.text(centre, str(item.mark.id), fill=BADGE_TEXT, font=font, anchor="mm")
     return encode_png(image)
+
+
+def _grown(box: Rect, by: int, size: tuple[int, int]) -> Rect:
+    """``box`` grown by ``by`` pixels on every side, kept on an image of ``size``."""
+    left, top, right, bottom = box
+    return (
+        max(0, left - by),
+        max(0, top - by),
+        min(size[0], right + by),
+        min(size[1], bottom + by),
+    )
 
 
 def layout_marks(marks: Sequence[Mark], *, scale: float, size: tuple[int, int]) -> list[PlacedMark]:

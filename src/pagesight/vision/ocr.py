@@ -64,14 +64,17 @@ _GAP = LINE_HEIGHT // 2  # white rows between stacked lines
 class TesseractOcr:
     """:class:`OcrEngine` over the ``tesseract`` binary (English and Simplified Chinese).
 
-    ``languages`` is Tesseract's ``-l`` argument. ``timeout`` bounds one run in seconds.
+    ``languages`` is Tesseract's ``-l`` argument; Chinese comes first because Tesseract tends
+    to read a whole line in its first language, and with English first a line of Chinese prose
+    came back as Latin letters (English lines read the same either way on our fixtures).
+    ``timeout`` bounds one run in seconds.
     Raises :class:`OcrNotFound` on the first ``read`` if the binary or a language is missing.
     """
 
     def __init__(
         self,
         *,
-        languages: str = "eng+chi_sim",
+        languages: str = "chi_sim+eng",
         executable: str = "tesseract",
         timeout: float = 60.0,
     ) -> None:
@@ -107,6 +110,8 @@ class TesseractOcr:
             )
         except subprocess.TimeoutExpired as exc:
             raise OcrFailed(f"tesseract did not finish within {self.timeout:g} s") from exc
+        except OSError as exc:  # not an executable after all
+            raise OcrFailed(f"cannot run {binary}: {exc.strerror or exc}") from exc
         if done.returncode != 0:
             why = done.stderr.decode(errors="replace").strip().splitlines() or ["no message"]
             raise OcrFailed(f"tesseract failed (exit {done.returncode}): {why[-1]}")
@@ -121,9 +126,14 @@ class TesseractOcr:
             raise OcrNotFound(
                 f"tesseract not found (looked for {self.executable!r}); {INSTALL_HINT}"
             )
-        listed = subprocess.run(
-            [binary, "--list-langs"], capture_output=True, timeout=self.timeout, check=False
-        )
+        try:
+            listed = subprocess.run(
+                [binary, "--list-langs"], capture_output=True, timeout=self.timeout, check=False
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise OcrNotFound(
+                f"{binary} does not run as tesseract ({exc}); {INSTALL_HINT}"
+            ) from exc
         # The first line is a heading ("List of available languages in ...").
         have = set(listed.stdout.decode(errors="replace").split()[1:])
         missing = [lang for lang in self.languages.split("+") if lang not in have]

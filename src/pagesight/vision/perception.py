@@ -13,7 +13,7 @@ from typing import Literal
 
 from pagesight.errors import InvalidOption
 from pagesight.vision.boxes import enclosing_box
-from pagesight.vision.grouping import Label, group_labels, join_words, label_of
+from pagesight.vision.grouping import Label, group_labels, is_cjk, join_words, label_of
 from pagesight.vision.images import decode_png
 from pagesight.vision.ocr import OcrEngine, Word
 from pagesight.vision.textlines import Box
@@ -57,8 +57,9 @@ def read_screen(
     by_box: dict[Box, int] = {}  # a button's box -> its place in items
     for label in map(_without_bullet, group_labels(words)):
         if len(label.text) == 1 and (
-            label.confidence < SINGLE_CHAR_CONFIDENCE or label.text in _LONE_BULLETS
-        ):
+            (label.confidence < SINGLE_CHAR_CONFIDENCE and not is_cjk(label.text))
+            or label.text in _LONE_BULLETS
+        ):  # a one-character Chinese word (是, 否) is a word, not an icon
             continue
         box = enclosing_box(image, label.box)
         if box is None:
@@ -94,7 +95,9 @@ def _clean(word: Word, min_confidence: float) -> Word | None:
     if word.confidence < min_confidence:
         return None
     text = word.text.strip(_FRAME_CHARS)
-    if not any(c.isalnum() for c in text):  # "|", "—", "=" alone: rules and icons
+    # Rules and icons read alone ("|", "=") go; CJK punctuation (U+3000-303F, full-width
+    # forms) is part of the text.
+    if not any(c.isalnum() or is_cjk(c) for c in text):
         return None
     return word if text == word.text else Word(text=text, confidence=word.confidence, box=word.box)
 

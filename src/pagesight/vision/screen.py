@@ -15,10 +15,12 @@ from dataclasses import dataclass, replace
 from playwright.async_api import Page as PlaywrightPage
 
 from pagesight.browser.cdp import CdpSession, translate
+from pagesight.errors import VisionModelError
 from pagesight.observe import passes
 from pagesight.observe.ids import IdRegistry
 from pagesight.observe.observation import Element, Observation
 from pagesight.observe.tree import Bounds, Node
+from pagesight.vision.diff import ScreenChange, diff_screens
 from pagesight.vision.marks import draw_marks, marks_for
 from pagesight.vision.ocr import OcrEngine
 from pagesight.vision.perception import read_screen
@@ -33,19 +35,38 @@ class Shot:
     png: bytes
     scale: float
     """Screenshot pixels per CSS pixel (the page's ``devicePixelRatio``)."""
+    scroll: tuple[float, float] = (0.0, 0.0)
+    """The page's scroll position when it was taken (CSS px)."""
 
 
 @dataclass(frozen=True)
 class VisionTarget:
-    """Where a vision element was, on which document: acting on it clicks there."""
+    """Where a vision element was, on which document, at which scroll position."""
 
+    role: str
+    name: str
     bounds: Bounds
     document: str | None
+    scroll: tuple[float, float]
 
-    @property
-    def centre(self) -> tuple[float, float]:
+    def centre(self, scroll: tuple[float, float]) -> tuple[float, float]:
+        """Its centre in the viewport now: the page may have scrolled since it was read."""
         x, y, w, h = self.bounds
-        return x + w / 2, y + h / 2
+        return x + w / 2 - (scroll[0] - self.scroll[0]), y + h / 2 - (scroll[1] - self.scroll[1])
+
+    def same_as(self, role: str, name: str, bounds: Bounds, scroll: tuple[float, float]) -> bool:
+        """Whether a new reading shows this same thing (same text, same place on the page)."""
+        if (role, name) != (self.role, self.name):
+            return False
+        moved = (scroll[0] - self.scroll[0], scroll[1] - self.scroll[1])
+        old = (self.bounds[0] - moved[0], self.bounds[1] - moved[1], *self.bounds[2:])
+        return all(abs(a - b) <= _SAME_PX for a, b in zip(old, bounds, strict=True))
+
+
+_SAME_PX = 4
+"""OCR boxes of one unchanged label wander by a pixel or two between readings."""
+STABLE_WAIT_S = 1.0
+"""How long an action waits for the screen to stop changing (a canvas repainting over frames)."""
 
 
 class Screen:
@@ -63,14 +84,33 @@ class Screen:
         self._targets: dict[int, VisionTarget] = {}
 
     async def shot(self) -> Shot:
-        """The viewport as a PNG in device pixels, with its scale."""
+        """The viewport as a PNG in device pixels, with its scale and scroll position."""
         # Chromium's own capture, not Playwright's: Playwright scales by the device scale
         # factor it set itself, which is wrong for a page whose factor came from elsewhere.
         session = await self._session()
         reply = await session.send("Page.captureScreenshot", {"format": "png"})
         with translate("reading the device pixel ratio"):
-            scale = float(await self._page.evaluate("devicePixelRatio"))
-        return Shot(png=base64.b64decode(reply["data"]), scale=scale)
+            scale, x, y = await self._page.evaluate("[devicePixelRatio, scrollX, scrollY]")
+        return Shot(png=base64.b64decode(reply["data"]), scale=float(scale), scroll=(x, y))
+
+    async def scroll(self) -> tuple[float, float]:
+        with translate("reading the scroll position"):
+            x, y = await self._page.evaluate("[scrollX, scrollY]")
+        return (x, y)
+
+    async def settled_shot(self) -> tuple[Shot, ScreenChange | None]:
+        """A screenshot once two in a row agree (a canvas may repaint over several frames),
+        and, if the screen never stops changing, the region that keeps moving."""
+        last = await self.shot()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + STABLE_WAIT_S
+        while True:
+            await asyncio.sleep(0.05)  # a few frames
+            now = await self.shot()
+            moving = await asyncio.to_thread(diff_screens, last.png, now.png, scale=now.scale)
+            if moving is None or loop.time() >= deadline:
+                return now, moving
+            last = now
 
     async def marked(self, elements: tuple[Element, ...]) -> bytes:
         """A screenshot with a dashed box and a numbered badge on each element in view."""
@@ -88,19 +128,38 @@ class Screen:
         captioner: Captioner | None,
         shot: Shot | None = None,
     ) -> Observation:
-        """The page as read off a screenshot: each line of text, or button, an element."""
+        """The page as read off a screenshot: each line of text, or button, an element. What
+        an earlier reading of the same document showed at the same place keeps its id."""
         shot = shot or await self.shot()
         items = await asyncio.to_thread(read_screen, shot.png, ocr=ocr, scale=shot.scale)
-        caption = (
-            await asyncio.to_thread(captioner.caption, shot.png) if captioner is not None else None
-        )
-        read = f"vision:{uuid.uuid4().hex}"  # every reading is a document of its own
+        caption: str | None = None
+        notes: tuple[str, ...] = ()
+        if captioner is not None:
+            try:
+                caption = await asyncio.to_thread(captioner.caption, shot.png)
+            except VisionModelError as exc:  # OCR alone still serves
+                notes = (f"no caption: {exc}",)
+        read = f"vision:{uuid.uuid4().hex}"
         # Readings of an earlier document can never be acted on again: forget them.
-        self._targets = {k: t for k, t in self._targets.items() if t.document == document}
+        earlier = {k: t for k, t in self._targets.items() if t.document == document}
+        self._targets = {}
         nodes = []
         for i, item in enumerate(items):
-            element_id = self._ids.id_of(read, i)
-            self._targets[element_id] = VisionTarget(item.bounds, document)
+            element_id = next(
+                (
+                    k
+                    for k, t in earlier.items()
+                    if t.same_as(item.role, item.name, item.bounds, shot.scroll)
+                ),
+                None,
+            )
+            if element_id is None:
+                element_id = self._ids.id_of(read, i)
+            else:
+                del earlier[element_id]
+            self._targets[element_id] = VisionTarget(
+                item.role, item.name, item.bounds, document, shot.scroll
+            )
             nodes.append(Node(role=item.role, name=item.name, id=element_id, bounds=item.bounds))
         tree = tuple(nodes)
         elements = tuple(replace(el, actions=VISION_ACTIONS) for el in passes.elements(tree))
@@ -112,6 +171,7 @@ class Screen:
             tree=tree,
             elements=elements,
             description=caption,
+            notes=notes,
         )
 
     def target(self, element_id: int) -> VisionTarget | None:
