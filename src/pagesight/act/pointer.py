@@ -55,7 +55,8 @@ async def to_top(page: PlaywrightPage, handle: ElementHandle, facts: dict[str, A
         frame = await target.owner_frame()
         while frame is not None and frame.parent_frame not in (None, page.main_frame):
             frame = frame.parent_frame
-        if frame is None or frame.parent_frame is None:
+        if frame is None or frame.parent_frame is None:  # a frame that was just detached
+            facts["point"] = None
             return
         owner = await frame.frame_element()
         try:
