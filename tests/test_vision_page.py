@@ -176,3 +176,17 @@ def test_a_failing_vision_model_leaves_the_ocr_reading_and_says_so(
     assert obs.description is None
     assert "保存" in [el.name for el in obs.elements]
     assert obs.notes and obs.notes[0].startswith("no caption:")
+
+
+def test_bordered_buttons_and_short_chinese_words_are_read(
+    browser: Browser, server: StaticServer
+) -> None:
+    page: Any = browser.open(server.url("vision-buttons.html"))
+    try:
+        obs = page.observe(mode="vision")
+    finally:
+        page.close()
+    read = {el.name: el.role for el in obs.elements}
+    assert read.get("Submit") == "button" and read.get("Cancel") == "button", read
+    assert "是" in read and "否" in read, read  # one-character words are words, not icons
+    assert any(name.startswith("共 3 项") for name in read), read

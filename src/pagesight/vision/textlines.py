@@ -64,9 +64,11 @@ def _erase_horizontal(mask: Image.Image) -> Image.Image:
         row = y * width
         for match in run.finditer(src, row, row + width):
             start, end = match.start() - row, match.end() - row
+            # A rule is clear on at least one side: a box edge has its label on the inside
+            # only, an underline its text above only.
             if (
                 density(y - RULE_CLEARANCE, start, end) < 0.3
-                and density(y + RULE_CLEARANCE, start, end) < 0.3
+                or density(y + RULE_CLEARANCE, start, end) < 0.3
             ):
                 out[row + start : row + end] = bytes(end - start)
     return Image.frombytes("L", mask.size, bytes(out))
