@@ -7,11 +7,15 @@ import argparse
 import json
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from pagesight.errors import InvalidOption, PagesightError
+
+if TYPE_CHECKING:  # the CLI imports the browser only once its arguments are checked
+    from pagesight import Page
 
 
 class _Parser(argparse.ArgumentParser):
@@ -46,13 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     observe.add_argument(
         "--marks", action="store_true", help="draw each element's box and id on the screenshot"
     )
-    observe.add_argument("--cdp-url", default=None, help="attach to a running Chromium instead")
-    observe.add_argument(
-        "--timeout",
-        type=float,
-        default=30.0,
-        help="seconds to wait for the page to load and answer",
-    )
+    _browser_options(observe)
     find = commands.add_parser("find", help="find the elements that best match a query")
     find.add_argument("url", help="an http(s) URL or a path to a local HTML file")
     find.add_argument("query", help='what to look for: "the Save button", "搜索框"')
@@ -60,18 +58,37 @@ def build_parser() -> argparse.ArgumentParser:
     find.add_argument("--format", choices=("text", "json"), default="text")
     find.add_argument("--lang", choices=("en", "zh"), default="en", help="labels of the text")
     find.add_argument("--mode", choices=("cdp", "evaluate"), default="cdp")
-    find.add_argument("--cdp-url", default=None, help="attach to a running Chromium instead")
-    find.add_argument(
+    _browser_options(find)
+    return parser
+
+
+def _browser_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--cdp-url", default=None, help="attach to a running Chromium instead")
+    command.add_argument(
         "--timeout",
         type=float,
         default=30.0,
         help="seconds to wait for the page to load and answer",
     )
-    return parser
+
+
+@contextmanager
+def _opened(args: argparse.Namespace) -> Iterator[Page]:
+    """The page at ``args.url`` in a launched Chromium, or in the one at ``--cdp-url`` (whose
+    tab is closed afterwards, leaving that browser as we found it)."""
+    from pagesight import Browser
+
+    browser = Browser.connect(args.cdp_url) if args.cdp_url else Browser.launch()
+    with browser:
+        page = browser.open(args.url, timeout=args.timeout)
+        try:
+            yield page
+        finally:
+            if args.cdp_url:
+                page.close()
 
 
 def _observe(args: argparse.Namespace) -> str:
-    from pagesight import Browser
     from pagesight.observe.observation import check_options
 
     check_options(  # before a browser starts: bad options fail fast
@@ -84,30 +101,24 @@ def _observe(args: argparse.Namespace) -> str:
     )
     shot = _screenshot_path(args.screenshot, marks=args.marks)
 
-    browser = Browser.connect(args.cdp_url) if args.cdp_url else Browser.launch()
-    with browser:
-        page = browser.open(args.url, timeout=args.timeout)
-        try:
-            obs = page.observe(
-                timeout=args.timeout,
-                view=args.view,
-                include=args.include,
-                max_chars=args.max_chars,
-                max_tokens=args.max_tokens,
-                focus=args.focus,
-                mode=args.mode,
-            )
-            if shot is not None:
-                png = page.screenshot(marks=args.marks, observation=obs)
-                partial = shot.with_name(shot.name + ".part")
-                partial.write_bytes(png)
-                partial.replace(shot)  # a whole picture or none, never half of one
-        finally:
-            if args.cdp_url:
-                page.close()  # leave the attached browser as we found it
-        if args.format == "json":
-            return obs.to_json(indent=2)
-        return obs.text(args.format)
+    with _opened(args) as page:
+        obs = page.observe(
+            timeout=args.timeout,
+            view=args.view,
+            include=args.include,
+            max_chars=args.max_chars,
+            max_tokens=args.max_tokens,
+            focus=args.focus,
+            mode=args.mode,
+        )
+        if shot is not None:
+            png = page.screenshot(marks=args.marks, observation=obs)
+            partial = shot.with_name(shot.name + ".part")
+            partial.write_bytes(png)
+            partial.replace(shot)  # a whole picture or none, never half of one
+    if args.format == "json":
+        return obs.to_json(indent=2)
+    return obs.text(args.format)
 
 
 def _screenshot_path(value: str | None, *, marks: bool) -> Path | None:
@@ -122,7 +133,6 @@ def _screenshot_path(value: str | None, *, marks: bool) -> Path | None:
 
 
 def _find(args: argparse.Namespace) -> str:
-    from pagesight import Browser
     from pagesight.observe.find import check_query, normalise
     from pagesight.observe.observation import check_options
     from pagesight.observe.tooltext import find_element
@@ -140,14 +150,8 @@ def _find(args: argparse.Namespace) -> str:
         timeout=args.timeout,
     )
 
-    browser = Browser.connect(args.cdp_url) if args.cdp_url else Browser.launch()
-    with browser:
-        page = browser.open(args.url, timeout=args.timeout)
-        try:
-            obs = page.observe(include={"selector"}, timeout=args.timeout, mode=args.mode)
-        finally:
-            if args.cdp_url:
-                page.close()  # leave the attached browser as we found it
+    with _opened(args) as page:
+        obs = page.observe(include={"selector"}, timeout=args.timeout, mode=args.mode)
     if args.format == "text":
         return find_element(obs, args.query, top=args.top, lang=args.lang)
     every = obs.find(args.query, top=max(len(obs.elements), 1))

@@ -8,16 +8,16 @@ the ids of the steps after it named elements of the page before, so they are ref
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from pagesight.act.effect import Effect
-from pagesight.act.perform import ACTIONS
+from pagesight.act.perform import ACTIONS, Args
 from pagesight.errors import ActionError, InvalidOption
 
 Status = Literal["done", "failed", "refused", "not_run"]
 _PAGE_ACTIONS = ("navigate", "back")
-_ACT_ARGS = frozenset({"text", "append", "key", "values", "direction", "pixels", "wait", "timeout"})
+_ACT_ARGS = frozenset({f.name for f in fields(Args)} | {"wait", "timeout"})
 _ARGS = {
     "navigate": frozenset({"url", "wait", "timeout"}),
     "back": frozenset({"wait", "timeout"}),

@@ -9,7 +9,6 @@ was removed — or whose document was replaced, even by one with an element of t
 from __future__ import annotations
 
 import asyncio
-import json
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -19,10 +18,10 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
 from pagesight.errors import StaleElement
+from pagesight.observe.capture import WALKER, element_expression
 from pagesight.observe.ids import IdRegistry
 
-_API = "globalThis[Symbol.for('pagesight.walker')]"
-_TOKEN = f"() => {_API} ? {_API}.docToken : null"
+_TOKEN = f"() => {WALKER} ? {WALKER}.docToken : null"
 
 
 @cache
@@ -55,11 +54,7 @@ class Resolver:
         frame = await self._frame(ref.document)
         handle = None
         if frame is not None:
-            token = json.dumps(ref.document)
-            expression = (
-                f"() => ({_API} && {_API}.docToken === {token} ? "
-                f"{_API}.elementById({ref.local_id}) : null)"
-            )
+            expression = f"() => {element_expression(ref.document, ref.local_id)}"
             try:
                 found = await frame.evaluate_handle(expression)
             except PlaywrightError:

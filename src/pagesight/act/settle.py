@@ -17,11 +17,9 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
-from pagesight.browser.readiness import NetworkWatch, wait_ready
-from pagesight.errors import PageUnresponsive
+from pagesight.browser.readiness import NetworkWatch, ask, wait_ready
 
 SETTLE_MS = 50
 """Quiet needed after an action: long enough for a handler's promise chain and the next frame
@@ -104,12 +102,5 @@ def _time_left(
 
 
 async def _probe(page: PlaywrightPage, answer_within: float) -> dict[str, Any] | None:
-    try:
-        state: dict[str, Any] = await asyncio.wait_for(page.evaluate(_PROBE), answer_within)
-    except TimeoutError as exc:
-        raise PageUnresponsive(
-            f"{page.url} did not answer within {answer_within:g} s; a script may be keeping it busy"
-        ) from exc
-    except PlaywrightError:
-        return None  # between documents: the next look sees the new one
+    state: dict[str, Any] | None = await ask(page, _PROBE, answer_within)
     return state

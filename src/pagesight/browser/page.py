@@ -49,6 +49,7 @@ from pagesight.observe.observation import (
     ObserveMode,
     View,
     check_options,
+    check_times,
 )
 from pagesight.observe.tree import build
 from pagesight.vision.diff import ScreenChange, diff_screens
@@ -83,15 +84,6 @@ def _offers_names(obs: Observation) -> bool:
     return any(
         el.name.strip() and ({"click", "input", "select"} & set(el.actions)) for el in obs.elements
     )
-
-
-def _check_times(*, wait: float, timeout: float) -> None:
-    if wait < 0:
-        raise InvalidOption("wait", f"wait must not be negative, not {wait}")
-    if timeout <= 0:
-        raise InvalidOption(
-            "timeout", f"timeout must be a positive number of seconds, not {timeout}"
-        )
 
 
 class AsyncPage:
@@ -416,7 +408,7 @@ class AsyncPage:
             direction=direction,
             pixels=pixels,
         )
-        _check_times(wait=wait, timeout=timeout)
+        check_times(wait=wait, timeout=timeout)
         work = self._act(element_id, action, args, wait=wait, timeout=timeout)
         # A download started by the action is waited for too (see save_downloads).
         return await self._guarded(work, wait + 2 * timeout + _SLACK_S + DOWNLOAD_TIMEOUT_S)
@@ -425,7 +417,7 @@ class AsyncPage:
         """Load ``url`` (a URL or a local file path) in this tab; the Effect says where it
         landed and whether the new document became ready within ``wait`` seconds."""
         target = normalise_url(url)
-        _check_times(wait=wait, timeout=timeout)
+        check_times(wait=wait, timeout=timeout)
 
         async def load() -> None:
             await goto(self._page, target, wait_until="commit", timeout=timeout)
@@ -435,7 +427,7 @@ class AsyncPage:
 
     async def back(self, *, wait: float = 5.0, timeout: float = 30.0) -> Effect:
         """Go back one step in this tab's history (``no_op`` when there is none)."""
-        _check_times(wait=wait, timeout=timeout)
+        check_times(wait=wait, timeout=timeout)
 
         async def go_back() -> None:
             with translate("going back"):

@@ -97,13 +97,8 @@ async def _look(
 ) -> tuple[bool, float]:
     """One look: (is the document ready now, the longest wait on it that already ran out).
     Latches."""
-    try:
-        state: dict[str, Any] = await asyncio.wait_for(page.evaluate(_PROBE), answer_within)
-    except TimeoutError as exc:
-        raise PageUnresponsive(
-            f"{page.url} did not answer within {answer_within:g} s; a script may be keeping it busy"
-        ) from exc
-    except PlaywrightError:
+    state = await ask(page, _PROBE, answer_within)
+    if state is None:
         return False, 0.0  # between documents: the next look sees the new one
     if state.get("latched"):
         return True, 0.0
@@ -113,6 +108,20 @@ async def _look(
     if ready:
         await _mark(page, _LATCH)
     return ready, float(state.get("waited", 0))
+
+
+async def ask(page: PlaywrightPage, script: str, answer_within: float) -> Any:
+    """Evaluate ``script`` in the page; ``None`` while it is between documents (the next look
+    sees the new one). A page that does not answer within ``answer_within`` seconds raises
+    :class:`~pagesight.errors.PageUnresponsive`."""
+    try:
+        return await asyncio.wait_for(page.evaluate(script), answer_within)
+    except TimeoutError as exc:
+        raise PageUnresponsive(
+            f"{page.url} did not answer within {answer_within:g} s; a script may be keeping it busy"
+        ) from exc
+    except PlaywrightError:
+        return None
 
 
 async def _mark(page: PlaywrightPage, script: str, arg: float | None = None) -> None:

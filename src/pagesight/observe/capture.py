@@ -26,7 +26,8 @@ from pagesight.errors import ProtocolError
 
 Raw = dict[str, Any]
 
-_API = "globalThis[Symbol.for('pagesight.walker')]"
+WALKER = "globalThis[Symbol.for('pagesight.walker')]"
+"""The walker's API in a document, once it is installed there."""
 
 
 @cache
@@ -57,11 +58,12 @@ class Channel(Protocol):
         ...
 
 
-def _element_expression(document: str, local_id: int) -> str:
+def element_expression(document: str, local_id: int) -> str:
+    """A JS expression yielding element ``local_id`` of walker document ``document``, or null."""
     # The same channel may now show a newer document (a reload): its walker has another token,
     # and an old id must never resolve to whatever carries the same local id there.
     token = json.dumps(document)
-    return f"({_API} && {_API}.docToken === {token} ? {_API}.elementById({local_id}) : null)"
+    return f"({WALKER} && {WALKER}.docToken === {token} ? {WALKER}.elementById({local_id}) : null)"
 
 
 class CdpChannel:
@@ -97,7 +99,7 @@ class CdpChannel:
         # travels as one JSON string: CDP converts a deep object tree into protocol values far
         # more slowly than it copies a string (about 100 ms on a 5,000-element page).
         opts = json.dumps(options)
-        probe = f"{_API} ? {_API}.observeJSON({opts}) : null"
+        probe = f"{WALKER} ? {WALKER}.observeJSON({opts}) : null"
         install = f"({_walker_expression()}).observeJSON({opts})"
         for expression in (probe, install):
             text = (await self._evaluate(expression, by_value=True)).get("value")
@@ -119,11 +121,11 @@ class CdpChannel:
         return node
 
     async def resolve(self, document: str, local_id: int) -> int | None:
-        node = await self._describe(_element_expression(document, local_id))
+        node = await self._describe(element_expression(document, local_id))
         return None if node is None else int(node["backendNodeId"])
 
     async def child(self, frame_key: int) -> Channel | None:
-        node = await self._describe(f"{_API}.frameElement({frame_key})")
+        node = await self._describe(f"{WALKER}.frameElement({frame_key})")
         if node is None:
             return None
         frame_id = node.get("frameId")
@@ -174,7 +176,7 @@ class EvaluateChannel:
 
     async def walk(self, options: dict[str, Any]) -> Raw:
         # As over CDP: the walker's source goes only to a document that lacks it.
-        probe = f"options => {_API} ? {_API}.observeJSON(options) : null"
+        probe = f"options => {WALKER} ? {WALKER}.observeJSON(options) : null"
         install = f"options => ({_walker_expression()}).observeJSON(options)"
         with translate():
             text: str | None = await self._frame.evaluate(probe, options)
@@ -188,14 +190,14 @@ class EvaluateChannel:
     async def resolve(self, document: str, local_id: int) -> int | None:
         with translate():
             alive: bool = await self._frame.evaluate(
-                f"() => Boolean({_element_expression(document, local_id)})"
+                f"() => Boolean({element_expression(document, local_id)})"
             )
         return 0 if alive else None
 
     async def child(self, frame_key: int) -> Channel | None:
         with translate():
             handle = await self._frame.evaluate_handle(
-                f"key => {_API}.frameElement(key)", frame_key
+                f"key => {WALKER}.frameElement(key)", frame_key
             )
             try:
                 element = handle.as_element()

@@ -241,6 +241,11 @@ def check_options(
     for label, limit in (("max_tokens", max_tokens), ("max_chars", max_chars)):
         if limit is not None and limit < 1:
             raise InvalidOption(label, f"{label} must be a positive number, not {limit}")
+    check_times(wait=wait, timeout=timeout)
+
+
+def check_times(*, wait: float, timeout: float) -> None:
+    """:class:`InvalidOption` for a negative ``wait`` or a ``timeout`` that is not positive."""
     if timeout <= 0:
         raise InvalidOption(
             "timeout", f"timeout must be a positive number of seconds, not {timeout}"
