@@ -179,6 +179,10 @@ def _compact_row(node: Node) -> str | None:
     for cell in node.children:
         if cell.is_text:
             cells.append(cell.name)
+        elif cell.id is not None:  # a cell that is itself a control (a sortable header, a day)
+            if cell.children:
+                return None
+            cells.append(_inline(cell))
         elif cell.role in ("cell", "columnheader", "rowheader") and all(
             c.is_text or (c.id is not None and not c.children) for c in cell.children
         ):

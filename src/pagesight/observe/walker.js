@@ -66,6 +66,10 @@
     "navigation", "main", "banner", "contentinfo", "complementary", "region", "form", "search",
     "list", "table", "dialog", "alertdialog", "article", "figure", "group", "toolbar", "menu", "menubar", "tablist",
   ]);
+  // Controls that take text or a choice: a wrapper around one of them is its frame, not a control.
+  const FIELD_ROLES = new Set(["textbox", "searchbox", "combobox", "spinbutton"]);
+  // Widgets that stand in for a native control the page hid (Select2 draws a span after its select).
+  const STAND_IN = '[role="combobox"],[role="listbox"],[role="button"],button';
   const MAX_NAME = 120;
   const MAX_OPTIONS = 25;
 
@@ -73,6 +77,10 @@
   const idOf = new WeakMap();
   const byId = new Map(); // local id -> WeakRef(element), for the action layer
   const frameEls = []; // cross-origin iframe elements of the last walk, by frame key
+  // Widgets named by the label of the native control they replace (this walk only).
+  const standInNames = new Map();
+  // Nodes of clickables with a listener of their own (not just a pointer cursor), this walk.
+  const ownListener = new WeakSet();
   const docToken = Math.random().toString(36).slice(2) + Date.now().toString(36);
 
   function localId(el) {
@@ -486,6 +494,9 @@
     if (kind.weak && (countActionable(items) >= 3 || (look.box.w * look.box.h > 0.5 * ctx.viewArea && countActionable(items) > 0))) {
       kind.weak = false; // an event-delegation root for a region, not a control
       if (kind.role === "clickable") kind.role = "";
+    } else if (kind.weak && framesOneField(items)) {
+      kind.weak = false; // the box drawn around a field (its listener focuses the field)
+      if (kind.role === "clickable") kind.role = "";
     }
     const actionable = kind.strong || kind.weak || child.scrollerId !== null;
     const shown = !look.invisible && !look.noBox && look.box.w >= 1 && look.box.h >= 1;
@@ -518,6 +529,8 @@
     // A transparent native control laid over its visible label or box is what the pointer hits.
     const transparent = style.opacity === "0";
     if (transparent && !(FORM_FIELD.has(tag) && tag !== "textarea")) return null;
+    // ...unless the page hid it from everyone: a form's copy behind a custom select.
+    if (transparent && el.getAttribute("aria-hidden") === "true") return null;
     const invisible = style.visibility !== "visible";
     const pos = style.position;
     const state = pos === "fixed" ? ctx.fixedState : pos === "absolute" ? ctx.absState : ctx.state;
@@ -578,13 +591,20 @@
     }
     if ((tag === "video" || tag === "audio") && el.controls) strong = true;
     let weak = false;
+    const listens = !strong && !ctx.inClickable && hasClickHandler(el);
     if (!strong && !ctx.inClickable && !NEVER_WEAK.has(role) && tag !== "body" && tag !== "html" && tag !== "label") {
       const ti = el.getAttribute("tabindex");
-      weak = (ti !== null && parseInt(ti, 10) >= 0) || hasClickHandler(el) ||
-        (look.cursor === "pointer" && !ctx.parentPointer);
+      weak = (ti !== null && parseInt(ti, 10) >= 0) || listens ||
+        (look.cursor === "pointer" && (!ctx.parentPointer || delegatedCell(el, tag, role, ctx)));
       if (weak && !role) role = "clickable";
     }
-    return { role, strong, weak };
+    return { role, strong, weak, listens };
+  }
+
+  // A cell under a pointer cursor whose table listens for its clicks: each day of a date
+  // picker is a target of its own, though the cursor it shows is inherited.
+  function delegatedCell(el, tag, role, ctx) {
+    return ctx.delegates && (tag === "td" || role === "gridcell") && el.textContent.trim() !== "";
   }
 
   // What this element establishes for its children: clipping, scrolling, containing blocks.
@@ -627,6 +647,9 @@
       // cannot know yet (it may turn out to be a delegation root), so that is settled after.
       inClickable: ctx.inClickable || kind.strong,
       parentPointer: look.cursor === "pointer",
+      // A listener on a table (or another structure that is never a control itself) is for
+      // the cells inside; inside a clickable of its own (a row), they are its parts.
+      delegates: !kind.weak && (ctx.delegates || (kind.listens && tag !== "body" && tag !== "html")),
       ariaHidden: ctx.ariaHidden || el.getAttribute("aria-hidden") === "true",
       inModal: ctx.inModal || el === ctx.modal,
       modal: ctx.modal,
@@ -682,6 +705,13 @@
     const control = el.control;
     const labelShown = !look.invisible && !look.noBox && look.box.w >= 1 && look.box.h >= 1;
     if (labelShown && visuallyHidden(control, ctx)) {
+      // Hidden from everyone (Select2's select): the widget drawn in its place takes its name.
+      const standIn = control.getAttribute("aria-hidden") === "true" ? standInFor(control) : null;
+      if (standIn) {
+        standInNames.set(standIn, labelText(el));
+        spliceInto(out, content.filter((x) => typeof x !== "string"), look.display);
+        return;
+      }
       const tag = control.localName;
       const style = control.ownerDocument.defaultView.getComputedStyle(control);
       const kind = { role: roleOf(control, tag) || "textbox", strong: true, weak: false };
@@ -693,6 +723,18 @@
       return;
     }
     spliceInto(out, content.filter((x) => typeof x !== "string"), look.display);
+  }
+
+  // The widget beside a hidden native control that stands in for it: the sibling drawn right
+  // after it (Select2) or before it, or the one control inside that sibling.
+  function standInFor(control) {
+    for (const sib of [control.nextElementSibling, control.previousElementSibling]) {
+      if (!sib || FORM_FIELD.has(sib.localName)) continue;
+      if (sib.matches(STAND_IN)) return sib;
+      const inside = sib.querySelectorAll(STAND_IN);
+      if (inside.length === 1) return inside[0];
+    }
+    return null;
   }
 
   // Would the walk drop this control for how it looks (not for where it is)?
@@ -710,13 +752,18 @@
 
   function controlNode(el, tag, style, look, kind, scrollerId, items, ctx, labelName) {
     const role = kind.role;
-    let name = labelName || externalName(el, tag);
+    let name = labelName || (standInNames.size && standInNames.get(el)) || externalName(el, tag);
     const fromContent = NAME_FROM_CONTENT.has(role) || tag === "summary";
-    // The outermost clickable speaks for the listener-only ones inside it.
-    if (kind.weak) items = items.map((x) => (typeof x === "object" && x.r === "clickable" ? x.n || "" : x));
+    // The outermost clickable speaks for the listener-only ones inside it, but for those with
+    // a listener and a box of their own, clearly smaller (a colour swatch on a product card).
+    let own = null;
+    if (kind.weak) {
+      items = items.map((x) => (typeof x === "object" && x.r === "clickable" && !ownTarget(x, look.box) ? x.n || "" : x));
+      own = items.filter((x) => typeof x !== "object" || x.r !== "clickable"); // its name leaves those out
+    }
     // A real control is named as browsers name it, hidden label text included ("Cart (3
     // items)", an icon button's ".sr-only" text); a clickable by what it shows.
-    if (!name && fromContent) name = (kind.strong ? hiddenLabel(el) : "") || flatText(items);
+    if (!name && fromContent) name = (kind.strong ? hiddenLabel(el) : "") || flatText(own || items);
     if (!name) name = fallbackName(el, tag);
     if (!name && tag === "a") {
       const href = el.getAttribute("href") || ""; // an unlabelled image link: where it goes
@@ -724,6 +771,7 @@
     }
     if (!name && look.transparent && el.parentElement) name = cap(norm(el.parentElement.innerText || ""), 80);
     const node = { r: role, n: cap(name, MAX_NAME), i: localId(el) };
+    if (kind.listens) ownListener.add(node);
     const v = valueOf(el, tag, role);
     if (v !== undefined) node.v = cap(v, 400);
     const options = tag === "select" ? el.options : tag === "input" && el.list ? el.list.options : null;
@@ -735,10 +783,33 @@
     if (wantMarkup) addMarkup(node, el, flatText(items));
     if (scrollerId !== null) pushState(node, "scrollable");
     // Inside a control only other controls are kept; its text is its name (or its value).
-    const children = items.filter((x) => typeof x === "object" && x.i !== undefined && x.r !== "img");
+    const children = items.filter((x) => typeof x === "object" && x.i !== undefined && x.r !== "img" && !shownChoice(role, x));
     if (children.length) node.c = children;
     finishElement(node, look, ctx);
     return node;
+  }
+
+  // A combobox's read-only text box that only shows its choice (Select2's rendered span).
+  function shownChoice(role, x) {
+    return role === "combobox" && x.r === "textbox" && x.s !== undefined && x.s.includes("readonly") && !x.c;
+  }
+
+  function ownTarget(node, box) {
+    return ownListener.has(node) && node.b !== undefined && node.b[2] * node.b[3] <= 0.25 * box.w * box.h;
+  }
+
+  // The wrapper drawn around one field (Material UI's InputBase): nothing else acts inside it.
+  function framesOneField(items) {
+    let field = null;
+    for (const it of items) {
+      if (typeof it !== "object") continue;
+      if (it.i !== undefined) {
+        if (field || !FIELD_ROLES.has(it.r)) return false;
+        field = it;
+      }
+      if (it.c && countActionable(it.c)) return false;
+    }
+    return field !== null;
   }
 
   function emitHeading(el, tag, look, items, content, ctx, out) {
@@ -913,7 +984,7 @@
     }
     const full = {
       state: ctx.state, absState: ctx.absState, fixedState: ctx.fixedState,
-      invisible: false, inClickable: false, parentPointer: false, ariaHidden: false,
+      invisible: false, inClickable: false, parentPointer: false, delegates: false, ariaHidden: false,
       modal, inModal: false,
       active: deepActive(doc), frames: ctx.frames, offset: ctx.offset, viewArea: vw * vh,
     };
@@ -1064,6 +1135,7 @@
     const viewport = { x: 0, y: 0, w: vw, h: vh };
     const st = pageState(doc, viewport);
     frameEls.length = 0;
+    standInNames.clear();
     const tree = tidy(walkDocument(doc, {
       state: st, absState: st, fixedState: { clip: viewport, reach: viewport, scroller: null, view: viewport },
       offset: { x: 0, y: 0 }, frames: frameEls,

@@ -1,0 +1,155 @@
+"""Real widgets' DOM shapes (Material UI, Select2, a date picker, product cards, a sortable
+table), each reproduced in plain HTML: the outline lists what a person operates, by the name
+they read, and acting through those ids does what a person's click or typing would."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conftest import StaticServer
+from pagesight import Observation
+from support import one
+
+
+def _open(page: Any, server: StaticServer, path: str) -> Observation:
+    page.playwright.goto(server.url(path))
+    obs: Observation = page.observe()
+    return obs
+
+
+def _js(page: Any, expression: str) -> Any:
+    return page.playwright.evaluate(expression)
+
+
+def _line(obs: Observation, needle: str) -> str:
+    found = [line.strip() for line in obs.text().splitlines() if needle in line]
+    assert len(found) == 1, f"expected one line with {needle!r}:\n{obs.text()}"
+    return found[0]
+
+
+# --- a field stays a field --------------------------------------------------------------------
+
+
+def test_a_text_field_inside_a_listening_wrapper_is_listed_as_the_field(
+    page: Any, server: StaticServer
+) -> None:
+    obs = _open(page, server, "field-wrapped.html")
+    # The box Material UI draws around the input listens for clicks; it is the field's frame.
+    assert not [el for el in obs.elements if el.role == "clickable"], obs.text()
+    email = one(obs, "Email Address *", "textbox")
+    assert _line(obs, "Email Address") == f'[{email.id}] textbox "Email Address *" [required]'
+    nick = one(obs, "Nickname", "textbox")
+    assert _line(obs, "Nickname") == f'[{nick.id}] textbox "Nickname": ada'
+
+    eff = page.act(email.id, "input", text="ada@example.com")
+    assert _js(page, "window.state.email") == "ada@example.com"
+    assert eff.observation.element(email.id).value == "ada@example.com"
+    after = page.observe()
+    assert _line(after, "Email Address") == (
+        f'[{email.id}] textbox "Email Address *": ada@example.com [required focused]'
+    )
+
+
+# --- what the page hides stays out; the widget that replaces it takes its name ----------------
+
+
+def test_a_native_control_hidden_behind_a_custom_select_is_not_listed(
+    page: Any, server: StaticServer
+) -> None:
+    obs = _open(page, server, "select-replaced.html")
+    # Material UI's aria-hidden, transparent input behind its Select: not a second control.
+    assert not [el for el in obs.elements if el.role == "textbox"], obs.text()
+    one(obs, "Size Medium", "combobox")
+    # Select2: the clipped, aria-hidden <select> is out; the drawn combobox has its label.
+    country = one(obs, "Country *", "combobox")
+    assert country.value == "Select an option"
+    assert not country.options, "the native select's options belong to the hidden select"
+    assert [el.name for el in obs.elements] == ["Size Medium", "Country *"], obs.text()
+    assert _line(obs, "Country") == (
+        f'[{country.id}] combobox "Country *": Select an option [collapsed]'
+    )
+
+
+def test_select_on_the_widget_that_replaces_a_native_select_picks_the_option(
+    page: Any, server: StaticServer
+) -> None:
+    obs = _open(page, server, "select-replaced.html")
+    country = one(obs, "Country *", "combobox")
+    eff = page.act(country.id, "select", values="Germany")
+    assert _js(page, "window.changes") == ["de"]
+    assert _js(page, "document.getElementById('country').value") == "de"
+    assert _js(page, "document.querySelector('[role=listbox]')") is None  # closed again
+    after = eff.observation.element(country.id)
+    assert (after.name, after.value) == ("Country *", "Germany")
+    assert "value_change" in eff.kinds
+
+
+# --- delegated clicks ---------------------------------------------------------------------------
+
+
+def test_calendar_days_clicked_through_their_tables_listener_get_ids(
+    page: Any, server: StaticServer
+) -> None:
+    obs = _open(page, server, "calendar-delegated.html")
+    day = one(obs, "15", "cell")
+    row = _line(obs, f'[{day.id}] cell "15"')
+    assert row.startswith("row: [") and row.count("] cell ") == 7, row
+    assert len([el for el in obs.elements if el.role == "cell"]) == 35, obs.text()
+    assert _line(obs, "Su |") == "row: Su | Mo | Tu | We | Th | Fr | Sa"  # headers do nothing
+
+    # A row with a listener of its own stays one target: its cells are its parts.
+    booking = one(obs, "2 May Ada 4 guests", "row")
+    assert not [el for el in obs.elements if el.name == "Ada"], obs.text()
+
+    eff = page.act(day.id, "click")
+    assert _js(page, "window.picked") == "2025-05-15"
+    assert "dom_change" in eff.kinds
+    assert "Picked: 2025-05-15" in eff.texts_added
+    page.act(booking.id, "click")
+    assert _js(page, "window.openedBooking") == "b1"
+
+
+# --- a clickable inside a clickable -------------------------------------------------------------
+
+
+def test_a_swatch_with_its_own_listener_inside_a_clickable_card_is_listed(
+    page: Any, server: StaticServer
+) -> None:
+    obs = _open(page, server, "card-swatches.html")
+    card = one(obs, "Trail Runner $89", "clickable")
+    red, blue = one(obs, "Red", "clickable"), one(obs, "Blue", "clickable")
+    lines = [
+        line for line in obs.text().splitlines() if "Trail Runner" in line or "] clickable" in line
+    ]
+    assert lines[:3] == [
+        f'[{card.id}] clickable "Trail Runner $89"',
+        f'  [{red.id}] clickable "Red"',
+        f'  [{blue.id}] clickable "Blue"',
+    ], obs.text()
+
+    page.act(blue.id, "click")
+    assert _js(page, "window.colour") == "blue"
+    assert _js(page, "window.opened") == []  # the swatch, not the card
+    page.act(card.id, "click")
+    assert _js(page, "window.opened") == ["runner"]
+    assert _js(page, "window.colour") == "blue"
+
+
+# --- table header rows ----------------------------------------------------------------------
+
+
+def test_clickable_column_headers_keep_their_ids_in_the_header_row(
+    page: Any, server: StaticServer
+) -> None:
+    obs = _open(page, server, "table-sortable.html")
+    name = one(obs, "Name", "columnheader")
+    email = one(obs, "Email", "columnheader")
+    role = one(obs, "Role", "button")
+    select_all = one(obs, "Select all", "checkbox")
+    assert _line(obs, "Select all") == (
+        f'row: [{select_all.id}] checkbox "Select all" | [{name.id}] columnheader "Name" | '
+        f'[{email.id}] columnheader "Email" | [{role.id}] button "Role" | Actions'
+    )
+    page.act(name.id, "click")
+    page.act(role.id, "click")
+    assert _js(page, "window.sorted") == ["name", "role"]
