@@ -23,6 +23,7 @@ EffectKind = Literal[
     "dom_change",
     "value_change",
     "focus_change",
+    "form_invalid",
     "download",
     "dialog",
     "screen_change",
@@ -96,6 +97,9 @@ class Effect:
     screen: ScreenChange | None = None
     """What changed on the screenshot (actions on vision elements): the changed region's box
     in CSS pixels and the share of pixels that changed."""
+    invalid: tuple[Element, ...] = ()
+    """With ``form_invalid``: the fields the browser's own validation stopped the submit on,
+    each with its message in ``error``; the form was not sent."""
     errors: tuple[str, ...] = field(default=())
     """What went wrong after the action ran (a failed download); empty when all is well."""
 
@@ -154,6 +158,12 @@ class Effect:
             lines.append(
                 f"  focus: [{self.focused.id}] {self.focused.role} {_q(self.focused.name)}"
             )
+        if "form_invalid" in self.kinds:
+            lines.append("  form not sent: the browser's validation stopped it")
+            lines.extend(
+                f"  invalid [{el.id}] {el.role} {_q(el.name)}: {_q(el.error or '')}"
+                for el in self.invalid
+            )
         lines.extend(f"  error: {e}" for e in self.errors)
         return "\n".join(lines)
 
@@ -188,6 +198,7 @@ class Effect:
                 {"before": a.to_dict(include), "after": b.to_dict(include)} for a, b in self.values
             ],
             "focused": self.focused.to_dict(include) if self.focused is not None else None,
+            "invalid": [el.to_dict(include) for el in self.invalid],
             "scrolled": list(self.scrolled) if self.scrolled is not None else None,
             "screen": (
                 {"bounds": list(self.screen.bounds), "share": self.screen.share}
@@ -223,6 +234,8 @@ class Seen:
     dialogs: tuple[Dialog, ...] = ()
     scrolled: tuple[int, int] | None = None
     screen: ScreenChange | None = None
+    validation_stopped: bool = False
+    """The browser's own form validation stopped a submit (``invalid`` events fired)."""
 
 
 def classify(
@@ -248,6 +261,7 @@ def classify(
     focused = None
     texts_added: tuple[str, ...] = ()
     texts_removed: tuple[str, ...] = ()
+    invalid: tuple[Element, ...] = ()
     if not new_document:
         values = tuple((a, b) for a, b in changes.changed if _value_moved(a, b))
         reshaped = any(_shape(a) != _shape(b) for a, b in changes.changed)
@@ -262,6 +276,9 @@ def classify(
         focused = _newly_focused(before, after, element_id)
         if focused is not None:
             kinds.append("focus_change")
+        if seen.validation_stopped:
+            kinds.append("form_invalid")
+            invalid = tuple(el for el in after.elements if el.error is not None)
     if seen.downloads:
         kinds.append("download")
     if seen.dialogs:
@@ -285,6 +302,7 @@ def classify(
         texts_removed=texts_removed,
         values=values,
         focused=focused,
+        invalid=invalid,
         scrolled=seen.scrolled,
         screen=seen.screen,
         errors=tuple(d.error for d in seen.downloads if d.error),

@@ -287,6 +287,18 @@ class AsyncPage:
         selector: bool = False,
     ) -> tuple[Observation, str]:
         """The page now (no waiting), and the walker token of its main document."""
+        obs, doc, _invalid = await self._walk(mode, href=href, selector=selector)
+        return obs, doc
+
+    async def _walk(
+        self,
+        mode: Mode = "cdp",
+        *,
+        href: bool = False,
+        selector: bool = False,
+    ) -> tuple[Observation, str, int]:
+        """:meth:`_snapshot`, and how many times the browser's own form validation stopped a
+        submit in the documents walked (their ``invalid`` events so far)."""
         options = {"href": href, "selector": selector}
         raw = await self._capture_once_or_twice(mode, options)
         tree = passes.collapse(
@@ -300,7 +312,7 @@ class AsyncPage:
             tree=tree,
             elements=passes.elements(tree),
         )
-        return obs, raw["doc"]
+        return obs, raw["doc"], int(raw.get("iv", 0))
 
     async def wait_ready(self, timeout: float = 10.0) -> bool:
         """Wait until the document is ready, at most ``timeout`` seconds; says whether it is.
@@ -579,7 +591,7 @@ class AsyncPage:
         started = time.monotonic()
         if wait:
             await self._ready(wait, once_per_document=True, answer_within=timeout)
-        before, doc_before = await self._snapshot()
+        before, doc_before, invalid_before = await self._walk()
         if check is not None:
             check(before)
         shot = await self._screen.shot() if screen else None
@@ -605,7 +617,9 @@ class AsyncPage:
             if change is not None and moving is not None and _inside(change, moving):
                 change = None  # only what animates on its own (a spinner) changed
             seen = replace(seen, screen=change)
-        after, doc_after = await self._snapshot()
+        after, doc_after, invalid_after = await self._walk()
+        if doc_after == doc_before and invalid_after > invalid_before:
+            seen = replace(seen, validation_stopped=True)
         changes = passes.diff(
             before.elements, after.elements, same_document=doc_after == doc_before
         )

@@ -225,6 +225,7 @@ async def capture(
             *(_walk_frame(channel, p, options, channels) for p in placeholders)
         )
         raw["loaded"] = raw["loaded"] and all(sub["loaded"] for sub in subs if sub is not None)
+        raw["iv"] = raw.get("iv", 0) + sum(sub.get("iv", 0) for sub in subs if sub is not None)
     return raw
 
 

@@ -68,10 +68,20 @@
     subtree: true, childList: true, attributes: true, characterData: true,
   });
 
+  // Fields the browser's own form validation stopped a submit on, and how many times it did
+  // (``invalid`` does not bubble, so it is caught on its way down, at the window).
+  const invalidFields = new WeakSet();
+  let invalidEvents = 0;
+  addEventListener.call(globalThis, "invalid", (e) => {
+    if (e.target && e.target.nodeType === ELEMENT_NODE) { invalidFields.add(e.target); invalidEvents += 1; }
+  }, { capture: true });
+
   Object.defineProperty(globalThis, KEY, {
     value: {
       clickTargets,
       closedRoots,
+      invalidFields,
+      invalidEvents: () => invalidEvents,
       installedEarly: true,
       ready: false, // latched by pagesight once the document has settled
       settling: () => ({

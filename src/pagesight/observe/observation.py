@@ -66,6 +66,9 @@ class Element:
     href: str | None = None
     context: str | None = None
     """The nearest heading or group label, which tells identical controls apart."""
+    error: str | None = None
+    """Why the browser's own form validation rejects the field ("Please fill out this
+    field."), once the person was told: after editing it or after a submit it stopped."""
     markup: Markup | None = None
     """Tag, key attributes and a unique selector path; set when observed with
     ``include={"selector"}`` (and always by ``page.find``)."""
@@ -89,6 +92,8 @@ class Element:
             out["frame"] = self.frame
         if self.context:
             out["context"] = self.context
+        if self.error is not None:
+            out["error"] = self.error
         if "bounds" in include and self.bounds is not None:
             out["bounds"] = list(self.bounds)
         if "href" in include and self.href is not None:

@@ -111,6 +111,7 @@ def elements(nodes: tuple[Node, ...]) -> tuple[Element, ...]:
                     options=node.options,
                     href=node.href,
                     context=group or heading[0],
+                    error=node.error,
                     markup=node.markup,
                 )
             )
@@ -238,7 +239,7 @@ def _prune(nodes: tuple[Node, ...], wanted: set[int]) -> tuple[Node, ...]:
 
 
 def _shown(el: Element) -> tuple[object, ...]:
-    return (el.role, el.name, el.value, el.states, el.options)
+    return (el.role, el.name, el.value, el.states, el.options, el.error)
 
 
 def diff(

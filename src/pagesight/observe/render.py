@@ -80,7 +80,7 @@ def _element_line(el: Element, include: frozenset[str]) -> str:
         role=el.role,
         name=el.name,
         value=el.value,
-        states=_states(el.states, el.hidden_in_container),
+        states=_states(el.states, el.hidden_in_container, el.error),
         options=el.options,
         extras=_extras(el.bounds, el.href, include),
     )
@@ -114,7 +114,7 @@ def _node_lines(node: Node, depth: int, lines: list[str], include: frozenset[str
             role=role,
             name=node.name,
             value=value,
-            states=_states(node.states, _marked_offscreen(node)),
+            states=_states(node.states, _marked_offscreen(node), node.error),
             options=node.options,
             extras=_extras(node.bounds, node.href, include),
         )
@@ -153,8 +153,13 @@ def _marked_offscreen(node: Node) -> bool:
     return node.hidden_in_container
 
 
-def _states(states: tuple[str, ...] | frozenset[str], offscreen: bool) -> list[str]:
+def _states(
+    states: tuple[str, ...] | frozenset[str], offscreen: bool, error: str | None = None
+) -> list[str]:
     out = sorted(states) if isinstance(states, frozenset) else list(states)
+    if error is not None and "invalid" in out:  # what the browser tells a person about it
+        out.remove("invalid")
+        out.append(f"invalid: {_quote(error)}")
     if offscreen:
         out.append("offscreen")
     return out
@@ -199,7 +204,7 @@ def _inline(node: Node) -> str:
         role=node.role,
         name=node.name,
         value=node.value,
-        states=_states(node.states, _marked_offscreen(node)),
+        states=_states(node.states, _marked_offscreen(node), node.error),
         options=node.options,
         extras="",
     )
@@ -233,6 +238,8 @@ def _node_dict(node: Node, include: frozenset[str]) -> dict[str, Any]:
         out["level"] = node.level
     if node.states:
         out["states"] = list(node.states)
+    if node.error is not None:
+        out["error"] = node.error
     if node.offscreen:
         out["offscreen"] = True
     if node.options:

@@ -35,6 +35,8 @@ class Node:
     hidden_in_container: bool = False
     frame: str | None = None
     range: tuple[str, str] | None = None
+    error: str | None = None
+    """The browser's validation message of a field in the ``invalid`` state."""
     markup: Markup | None = None
 
     @property
@@ -90,5 +92,6 @@ def _node(item: Any, *, doc: str, frame: str | None, id_of: IdOf, hosts: tuple[s
         hidden_in_container=bool(item.get("hc")),
         frame=frame,
         range=(item["min"], item["max"]) if "min" in item else None,
+        error=item.get("er"),
         markup=markup,
     )

@@ -9,7 +9,7 @@
 //   {r, n, v, s, i, c, ...}      role, name, value, states, local id (if actionable), children
 //   extra keys: b bounds [x,y,w,h] (top-level viewport CSS px), o offscreen, sc local id of the
 //   scroll container, opts option labels, lv heading level, h href, fk frame key (cross-origin
-//   iframe placeholder), fu frame url.
+//   iframe placeholder), fu frame url, er the browser's validation message of an invalid field.
 (() => {
   const KEY = Symbol.for("pagesight.walker");
   if (globalThis[KEY]) return globalThis[KEY];
@@ -19,7 +19,10 @@
   function hooksOf(win) {
     if (!win[HOOKS]) {
       Object.defineProperty(win, HOOKS, {
-        value: { clickTargets: new WeakSet(), closedRoots: new WeakMap(), installedEarly: false },
+        value: {
+          clickTargets: new WeakSet(), closedRoots: new WeakMap(), installedEarly: false,
+          invalidFields: new WeakSet(), invalidEvents: () => 0,
+        },
         enumerable: false,
       });
     }
@@ -317,10 +320,18 @@
     if ((tag === "input" || tag === "textarea") && el.readOnly) s.push("readonly");
     else if (aria("aria-readonly") === "true") s.push("readonly");
     if (el.required || aria("aria-required") === "true") s.push("required");
-    if (aria("aria-invalid") === "true" || (("validity" in el) && el.matches(":user-invalid"))) s.push("invalid");
+    if (aria("aria-invalid") === "true" || failsValidation(el)) s.push("invalid");
     if (el === ctx.active) s.push("focused");
     if (ctx.ariaHidden) s.push("aria-hidden");
     return s;
+  }
+
+  // A field the browser's validation rejects and has told the person so: after they edited it
+  // (:user-invalid) or after a submit it stopped (an ``invalid`` event).
+  function failsValidation(el) {
+    if (!("validity" in el)) return false;
+    return el.matches(":user-invalid") ||
+      (hooksOf(el.ownerDocument.defaultView).invalidFields.has(el) && !el.validity.valid);
   }
 
   // --- occlusion -------------------------------------------------------------------------------
@@ -779,6 +790,7 @@
     if (tag === "input" && el.type === "range") { node.min = el.min || "0"; node.max = el.max || "100"; }
     const st = statesOf(el, tag, ctx);
     if (st.length) node.s = st;
+    if (node.s && node.s.includes("invalid") && el.validationMessage) node.er = cap(norm(el.validationMessage), MAX_NAME);
     if (wantHref && tag === "a" && el.href) node.h = el.href; // resolving URLs is not free
     if (wantMarkup) addMarkup(node, el, flatText(items));
     if (scrollerId !== null) pushState(node, "scrollable");
@@ -972,8 +984,10 @@
     return { clip: viewport, reach, scroller: null, view: viewport };
   }
 
+  let invalidEvents = 0; // over the documents of this walk
   function walkDocument(doc, ctx) {
     const view = doc.defaultView;
+    invalidEvents += hooksOf(view).invalidEvents();
     const vw = view.innerWidth, vh = view.innerHeight;
     let modal = null;
     try { modal = doc.querySelector(":modal"); } catch (e) { modal = null; } // a dialog opened with showModal()
@@ -1136,6 +1150,7 @@
     const st = pageState(doc, viewport);
     frameEls.length = 0;
     standInNames.clear();
+    invalidEvents = 0;
     const tree = tidy(walkDocument(doc, {
       state: st, absState: st, fixedState: { clip: viewport, reach: viewport, scroller: null, view: viewport },
       offset: { x: 0, y: 0 }, frames: frameEls,
@@ -1150,6 +1165,7 @@
       viewport: [vw, vh, window.scrollX, window.scrollY, window.devicePixelRatio],
       tree,
       frames: frameEls.length,
+      iv: invalidEvents,
     };
   }
 

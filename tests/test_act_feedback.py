@@ -1,0 +1,73 @@
+"""What an Effect says when the page answers a click only with how it looks: a submit the
+browser's own validation stopped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conftest import StaticServer
+from pagesight import Observation
+from support import one
+
+
+def _open(page: Any, server: StaticServer, path: str) -> Observation:
+    page.playwright.goto(server.url(path))
+    obs: Observation = page.observe()
+    return obs
+
+
+def _js(page: Any, expression: str) -> Any:
+    return page.playwright.evaluate(expression)
+
+
+def _line(obs: Observation, needle: str) -> str:
+    found = [line.strip() for line in obs.text().splitlines() if needle in line]
+    assert len(found) == 1, f"expected one line with {needle!r}:\n{obs.text()}"
+    return found[0]
+
+
+# --- why a submit did nothing -------------------------------------------------------------------
+
+
+def test_a_submit_stopped_by_the_browsers_validation_says_so_and_names_the_fields(
+    page: Any, server: StaticServer
+) -> None:
+    obs = _open(page, server, "form-validation.html")
+    submit = one(obs, "Create account", "button")
+    email, age = one(obs, "Email", "textbox"), one(obs, "Age", "spinbutton")
+    assert "invalid" not in _line(obs, '"Email"')  # nothing was said to the person yet
+
+    eff = page.act(submit.id, "click")
+    assert _js(page, "window.submits") == 0
+    assert "form_invalid" in eff.kinds
+    assert [(el.id, el.error) for el in eff.invalid] == [
+        (email.id, "Please fill out this field."),
+        (age.id, "Value must be greater than or equal to 18."),
+    ]
+    text = eff.text()
+    assert "form not sent: the browser's validation stopped it" in text
+    assert f'invalid [{email.id}] textbox "Email": "Please fill out this field."' in text
+
+    now = page.observe()
+    assert _line(now, '"Email"') == (
+        f'[{email.id}] textbox "Email" [required focused invalid: "Please fill out this field."]'
+    )
+    assert _line(now, '"Age"') == (
+        f'[{age.id}] spinbutton "Age": 12 [invalid: "Value must be greater than or equal to 18."]'
+    )
+    assert now.element(email.id).to_dict()["error"] == "Please fill out this field."
+    assert now.element(submit.id).error is None
+
+    # Clicking again changes nothing on the page, but it is still not a bare no_op.
+    again = page.act(submit.id, "click")
+    assert again.kinds == ("form_invalid",)
+    assert [el.id for el in again.invalid] == [email.id, age.id]
+
+    # Once the fields are right the form is sent, and nothing is invalid any more.
+    page.act(email.id, "input", text="ada@example.com")
+    page.act(age.id, "input", text="30")
+    sent = page.act(submit.id, "click")
+    assert _js(page, "window.submits") == 1
+    assert "form_invalid" not in sent.kinds and sent.invalid == ()
+    assert "Account created" in sent.texts_added
+    assert page.observe().element(email.id).error is None
