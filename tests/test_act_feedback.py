@@ -1,5 +1,5 @@
 """What an Effect says when the page answers a click only with how it looks: a submit the
-browser's own validation stopped."""
+browser's own validation stopped, a card highlighted by a class."""
 
 from __future__ import annotations
 
@@ -71,3 +71,39 @@ def test_a_submit_stopped_by_the_browsers_validation_says_so_and_names_the_field
     assert "form_invalid" not in sent.kinds and sent.invalid == ()
     assert "Account created" in sent.texts_added
     assert page.observe().element(email.id).error is None
+
+
+# --- a click that changes only how things look --------------------------------------------------
+
+
+def test_choosing_a_card_that_the_page_only_highlights_is_a_dom_change(
+    page: Any, server: StaticServer
+) -> None:
+    obs = _open(page, server, "card-highlight.html")
+    visa = one(obs, "Visa •••• 4242", "clickable")
+    eff = page.act(visa.id, "click")
+    assert _js(page, "window.chosen") == "visa"
+    assert eff.kinds == ("dom_change",)
+    # The class gave it a blue border; its hover background (a transition) is not the answer.
+    assert eff.restyled == (
+        f'[{visa.id}] clickable "Visa •••• 4242": border-color rgb(221, 221, 221) -> '
+        "rgb(37, 99, 235)",
+    )
+    assert f"look: {eff.restyled[0]}" in eff.text()
+    assert eff.to_dict()["restyled"] == list(eff.restyled)
+
+    # Clicking it again leaves it as it was: nothing happened.
+    again = page.act(visa.id, "click")
+    assert again.kinds == ("no_op",) and again.restyled == ()
+
+
+def test_an_animation_running_before_a_click_does_not_make_it_a_change(
+    page: Any, server: StaticServer
+) -> None:
+    obs = _open(page, server, "card-highlight.html")
+    # The button sits in a badge that pulses its colour, beside a spinner, before any click.
+    assert _js(page, "document.querySelector('.live').getAnimations().length") == 1
+    refresh = one(obs, "Refresh status", "button")
+    eff = page.act(refresh.id, "click")
+    assert eff.kinds == ("no_op",)
+    assert eff.restyled == ()

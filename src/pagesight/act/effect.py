@@ -100,6 +100,9 @@ class Effect:
     invalid: tuple[Element, ...] = ()
     """With ``form_invalid``: the fields the browser's own validation stopped the submit on,
     each with its message in ``error``; the form was not sent."""
+    restyled: tuple[str, ...] = ()
+    """Which element near the one clicked (itself, an ancestor up to its card, a child) now
+    looks different, and how: ``<div class="method">: border-color rgb(…) -> rgb(…)``."""
     errors: tuple[str, ...] = field(default=())
     """What went wrong after the action ran (a failed download); empty when all is well."""
 
@@ -164,6 +167,7 @@ class Effect:
                 f"  invalid [{el.id}] {el.role} {_q(el.name)}: {_q(el.error or '')}"
                 for el in self.invalid
             )
+        lines.extend(f"  look: {r}" for r in self.restyled)
         lines.extend(f"  error: {e}" for e in self.errors)
         return "\n".join(lines)
 
@@ -199,6 +203,7 @@ class Effect:
             ],
             "focused": self.focused.to_dict(include) if self.focused is not None else None,
             "invalid": [el.to_dict(include) for el in self.invalid],
+            "restyled": list(self.restyled),
             "scrolled": list(self.scrolled) if self.scrolled is not None else None,
             "screen": (
                 {"bounds": list(self.screen.bounds), "share": self.screen.share}
@@ -236,6 +241,7 @@ class Seen:
     screen: ScreenChange | None = None
     validation_stopped: bool = False
     """The browser's own form validation stopped a submit (``invalid`` events fired)."""
+    restyled: tuple[str, ...] = ()
 
 
 def classify(
@@ -269,6 +275,8 @@ def classify(
         moved_into_view = seen.scrolled is not None and seen.scrolled != (0, 0)
         if changes.added or changes.removed or reshaped or texts_added or texts_removed:
             kinds.append("dom_change")
+        elif seen.restyled:
+            kinds.append("dom_change")  # the element or its card looks different now
         elif moved_into_view:
             kinds.append("dom_change")  # what a person sees changed, though the DOM did not
         if values:
@@ -303,6 +311,7 @@ def classify(
         values=values,
         focused=focused,
         invalid=invalid,
+        restyled=seen.restyled if not new_document else (),
         scrolled=seen.scrolled,
         screen=seen.screen,
         errors=tuple(d.error for d in seen.downloads if d.error),

@@ -13,6 +13,7 @@ from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
+from pagesight.act import looks
 from pagesight.act.batch import BatchResult, parse_steps, run_batch
 from pagesight.act.effect import Effect, NewTab, Seen, classify
 from pagesight.act.events import (
@@ -513,6 +514,10 @@ class AsyncPage:
                 problem = refusal(facts, action, args, element_id, element)
                 if problem is not None:
                     raise problem
+            if action == "click":
+                # The pointer first, so hover styles are there before the look is noted.
+                await self._page.mouse.move(facts["point"]["vx"], facts["point"]["vy"])
+                await looks.arm(handle)
             try:
                 return await perform(
                     self._page,
@@ -539,7 +544,17 @@ class AsyncPage:
                 with translate(action):
                     raise
 
-        return await self._run(action, element_id, do, timeout=timeout, check=refuse)
+        async def restyled() -> tuple[str, ...]:
+            if action != "click":
+                return ()
+            itself = f"[{element_id}]" + (
+                f' {element.role} "{element.name}"' if element is not None else ""
+            )
+            return await looks.changed(handle, itself)
+
+        return await self._run(
+            action, element_id, do, timeout=timeout, check=refuse, restyled=restyled
+        )
 
     async def _act_on_screen(
         self, element_id: int, spot: VisionTarget, action: str, args: Args, *, timeout: float
@@ -584,10 +599,12 @@ class AsyncPage:
         timeout: float,
         check: Callable[[Observation], None] | None = None,
         screen: bool = False,
+        restyled: Callable[[], Awaitable[tuple[str, ...]]] | None = None,
     ) -> Effect:
         """Observe, do, settle, observe again, and name the difference: the one way every
         action (and navigate, back) is run and reported. With ``screen``, screenshots before
-        and after say what changed on screen too."""
+        and after say what changed on screen too; ``restyled`` says which elements near the
+        one acted on look different after it."""
         started = time.monotonic()
         if wait:
             await self._ready(wait, once_per_document=True, answer_within=timeout)
@@ -611,6 +628,8 @@ class AsyncPage:
         )
         tabs = self._browser.openings.by(target_id) - opened
         seen = await self._seen(mark, scrolled, tabs=tabs, deadline=since + timeout)
+        if restyled is not None:
+            seen = replace(seen, restyled=await restyled())
         now, moving = await self._screen.settled_shot() if shot is not None else (None, None)
         if shot is not None and now is not None:
             change = await asyncio.to_thread(diff_screens, shot.png, now.png, scale=now.scale)
