@@ -113,7 +113,7 @@ def test_typing_at_a_vision_element_sends_keys_to_the_page(canvas: Any) -> None:
 @pytest.fixture(scope="module")
 def hidpi() -> Iterator[Browser]:
     """A browser on a screen of two device pixels per CSS pixel, as on a HiDPI display."""
-    with Browser.launch(window=(1000, 700), args=("--force-device-scale-factor=2",)) as b:
+    with Browser.launch(viewport=(1000, 700), args=("--force-device-scale-factor=2",)) as b:
         yield b
 
 

@@ -651,6 +651,7 @@ class AsyncPage:
             # A new tab's first document commits a moment after the tab appears.
             with contextlib.suppress(PlaywrightError):
                 await popup.wait_for_load_state("domcontentloaded", timeout=timeout * 1000)
+            await self._browser.fit(popup)  # its page has the viewport before it is handed out
             new_tabs.append(NewTab(id=self._browser.wrap(popup).id, url=popup.url))
         return Seen(
             new_tabs=tuple(new_tabs),
