@@ -72,6 +72,23 @@ def test_clicking_what_vision_read_changes_the_app_and_the_screen(canvas: Any) -
         )
 
 
+def test_a_page_of_plain_text_stays_on_the_dom_reading(
+    browser: Browser, server: StaticServer
+) -> None:
+    """No link, no control, only headings and paragraphs: the DOM has text to read, which
+    is better than OCR of it, so the cascade never turns to vision."""
+    page: Any = browser.open(server.url("article-plain.html"))
+    try:
+        observations = [page.observe() for _ in range(5)]
+    finally:
+        page.close()
+    assert [obs.mode for obs in observations] == ["cdp"] * 5
+    assert not observations[-1].elements
+    text = observations[-1].text()
+    assert 'h1 "Why the sea rises twice a day"' in text
+    assert "add up to the spring tides" in text
+
+
 def test_the_cascade_returns_to_the_dom_once_it_offers_controls(canvas: Any) -> None:
     _vision(canvas)
     canvas.playwright.evaluate(

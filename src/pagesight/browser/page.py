@@ -79,11 +79,22 @@ def _focused(obs: Observation, focus: str) -> Observation:
 
 
 def _offers_names(obs: Observation) -> bool:
-    """Whether the DOM offers something to act on by name (a bare canvas or an unnamed
-    full-page click target does not)."""
-    return any(
+    """Whether the DOM has something to offer a model: a control to act on by name, or text
+    to read (a heading, a paragraph). A bare canvas or an unnamed full-page click target is
+    neither; a page of plain text is read better from its DOM than by OCR of its pixels."""
+    named = any(
         el.name.strip() and ({"click", "input", "select"} & set(el.actions)) for el in obs.elements
     )
+    return named or any(
+        node.role in _READABLE and _has_words(node.name) for top in obs.tree for node in top.walk()
+    )
+
+
+_READABLE = frozenset({"text", "heading"})
+
+
+def _has_words(text: str) -> bool:
+    return any(c.isalnum() for c in text)
 
 
 class AsyncPage:
@@ -173,10 +184,11 @@ class AsyncPage:
         ``max_tokens`` keeps every actionable element and cuts text to fit; ``max_chars`` cuts
         the text deterministically; ``focus`` keeps the part of the page relevant to a query.
         ``mode="auto"`` (the default) reads the DOM over CDP; after ``dom_empty_threshold``
-        observations in a row whose DOM offers nothing to act on by name (a canvas app), it
-        reads the screenshot instead (``obs.mode == "vision"``), until the DOM offers
-        something again. ``mode="cdp"`` always reads the DOM, ``mode="vision"`` always the
-        screenshot (OCR, and a vision model's caption when the browser has one).
+        observations in a row whose DOM offers neither a control to act on by name nor text
+        to read (a canvas app), it reads the screenshot instead (``obs.mode == "vision"``),
+        until the DOM offers something again. ``mode="cdp"`` always reads the DOM,
+        ``mode="vision"`` always the screenshot (OCR, and a vision model's caption when the
+        browser has one).
         ``mode="evaluate"`` uses only Playwright's ``evaluate`` (no CDP). A page that does not
         answer within ``timeout`` seconds (a script hogging its thread) raises
         :class:`~pagesight.errors.PageUnresponsive`. Before reading, it waits up to ``wait``
