@@ -558,19 +558,28 @@ class AsyncPage:
                 f"[{element_id}] was read off an earlier page; observe again",
                 element_id=element_id,
             )
+        if action == "scroll" and args.direction is None:
+            raise InvalidOption(
+                "direction",
+                f"[{element_id}] was read off the screen, which is already in view: give "
+                "direction= (up, down, left, right) to scroll what is under it",
+            )
         x, y = spot.centre(await self._screen.scroll())  # the page may have scrolled since
         keyboard = self._page.keyboard
 
-        async def do() -> None:
+        async def do() -> tuple[int, int] | None:
+            if action == "scroll" and args.direction is not None:
+                return await self._screen.scroll_at((x, y), args.direction, args.pixels)
             with translate(action):
                 if action == "hover":
                     await self._page.mouse.move(x, y)
-                    return
+                    return None
                 await self._page.mouse.click(x, y)  # input and keys go where a click puts focus
                 if action in ("input", "input_submit") and args.text is not None:
                     await keyboard.type(args.text)  # key by key: a canvas app listens for keys
                 if action == "press_key" and args.key is not None:
                     await keyboard.press(args.key)
+            return None
 
         return await self._run(action, element_id, do, timeout=timeout, screen=True)
 
