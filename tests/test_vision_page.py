@@ -15,6 +15,7 @@ from pagesight import ActionError, Browser, Observation, StaleElement
 from pagesight.vision import VlmClient, layout_marks, marks_for
 from pagesight.vision.fake_vlm import FakeVlmServer
 from pagesight.vision.marks import KIND_COLOURS
+from pagesight.vision.textboxes import TEXT_BOXES_SCRIPT, text_boxes
 from vision_support import CANVAS_LABELS, app_layout, app_state, centre, inside, open_canvas
 
 
@@ -146,9 +147,11 @@ def test_marks_on_the_page_screenshot_at_device_scale_factor_two(
     raw = Image.open(io.BytesIO(page.screenshot())).convert("RGB")
     width, height = page.playwright.evaluate("[innerWidth, innerHeight]")
     assert marked.size == raw.size == (2 * width, 2 * height)
-    marks = marks_for(obs.elements)
+    # The badges go where the page's text leaves room, measured as the picture was taken.
+    texts = text_boxes(page.playwright.evaluate(TEXT_BOXES_SCRIPT))
+    marks = marks_for(obs.elements, texts)
     assert len(marks) >= 4
-    for placed in layout_marks(marks, scale=2.0, size=marked.size):
+    for placed in layout_marks(marks, scale=2.0, size=marked.size, texts=texts):
         left, top, _, bottom = placed.badge
         point = (int(left + 2), int((top + bottom) / 2))
         assert marked.getpixel(point) == KIND_COLOURS[placed.mark.kind], placed.mark

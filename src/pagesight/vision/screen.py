@@ -25,6 +25,7 @@ from pagesight.vision.marks import draw_marks, marks_for
 from pagesight.vision.ocr import OcrEngine
 from pagesight.vision.perception import read_screen
 from pagesight.vision.scrolling import EXTENT_SCRIPT, MIN_SHARE, SCROLL_AT_SCRIPT, extent_notes
+from pagesight.vision.textboxes import TEXT_BOXES_SCRIPT, text_boxes
 from pagesight.vision.vlm import Captioner
 
 VISION_ACTIONS = ("click", "input", "press_key", "hover", "scroll")
@@ -128,9 +129,13 @@ class Screen:
             last = now
 
     async def marked(self, elements: tuple[Element, ...]) -> bytes:
-        """A screenshot with a dashed box and a numbered badge on each element in view."""
+        """A screenshot with a dashed box and a numbered badge on each element in view, each
+        badge beside its element's first line of text and off every text on the page."""
         shot = await self.shot()
-        return await asyncio.to_thread(draw_marks, shot.png, marks_for(elements), scale=shot.scale)
+        with translate("measuring the text on the page"):
+            texts = text_boxes(await self._page.evaluate(TEXT_BOXES_SCRIPT))
+        marks = marks_for(elements, texts)
+        return await asyncio.to_thread(draw_marks, shot.png, marks, scale=shot.scale, texts=texts)
 
     async def observe(
         self,
