@@ -333,9 +333,10 @@ class Browser:
             self._pages[page] = Page(page, self._loop)
         return self._pages[page]
 
-    def _run_page(self, coro: Coroutine[Any, Any, AsyncPage]) -> Page:
+    def _run_page(self, make: Callable[[], Coroutine[Any, Any, AsyncPage]]) -> Page:
+        # The coroutine is made on the loop too: a closed browser then leaves none unawaited.
         async def wrapped() -> Page:
-            return self._wrap(await coro)
+            return self._wrap(await make())
 
         return self._loop.run(wrapped())
 
@@ -355,7 +356,7 @@ class Browser:
 
     def page(self, tab_id: int) -> Page:
         """See :meth:`pagesight.aio.AsyncBrowser.page`."""
-        return self._run_page(self._browser.page(tab_id))
+        return self._run_page(lambda: self._browser.page(tab_id))
 
     @property
     def dialogs(self) -> DialogPolicy:
@@ -378,11 +379,13 @@ class Browser:
         return self._loop.call(lambda: self._browser.downloads)
 
     def new_page(self) -> Page:
-        return self._run_page(self._browser.new_page())
+        return self._run_page(self._browser.new_page)
 
     def open(self, url: str, *, wait_until: WaitUntil = "load", timeout: float = 30.0) -> Page:
         """See :meth:`pagesight.aio.AsyncBrowser.open`."""
-        return self._run_page(self._browser.open(url, wait_until=wait_until, timeout=timeout))
+        return self._run_page(
+            lambda: self._browser.open(url, wait_until=wait_until, timeout=timeout)
+        )
 
     def close(self) -> None:
         """Close pagesight's connection (a launched Chromium is stopped). Closing twice is fine."""
