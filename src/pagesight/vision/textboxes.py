@@ -13,8 +13,8 @@ from typing import Any
 
 TEXT_BOXES_SCRIPT = """() => {
   const out = [];
-  const FIELDS = "input:not([type=hidden]):not([type=checkbox]):not([type=radio])," +
-    "textarea, select";
+  const FIELDS = new Set(["input", "textarea", "select"]);
+  const NO_TEXT = new Set(["hidden", "checkbox", "radio"]);  // inputs that show no text
   const SKIP = new Set(["script", "style", "template", "noscript", "head"]);
   const filter = { acceptNode: (n) => n.nodeType === 1 && SKIP.has(n.localName)
     ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT };
@@ -51,17 +51,21 @@ TEXT_BOXES_SCRIPT = """() => {
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       if (node.nodeType === 3) {
         if (!/\\S/.test(node.data)) continue;
-        const clip = clipOf(node.parentElement);
-        if (!clip) continue;
         range.selectNodeContents(node);
-        for (const r of range.getClientRects()) add(r, clip);
+        // Out of view first (cheap, and most of a long page): styles only for what is in it.
+        const rects = [...range.getClientRects()].filter((r) =>
+          r.right > view[0] && r.left < view[2] && r.bottom > view[1] && r.top < view[3]);
+        if (!rects.length) continue;
+        const clip = clipOf(node.parentElement);
+        if (clip) for (const r of rects) add(r, clip);
         continue;
       }
       if (node.shadowRoot) walk(doc, node.shadowRoot, dx, dy, clipOf(node) || [0, 0, 0, 0]);
-      if (node.matches(FIELDS)) {
+      const tag = node.localName;
+      if (FIELDS.has(tag) && !(tag === "input" && NO_TEXT.has(node.type))) {
         const clip = clipOf(node);
         if (clip) add(node.getBoundingClientRect(), clip);
-      } else if (node.localName === "iframe") {
+      } else if (tag === "iframe") {
         let inner = null;
         try { inner = node.contentDocument; } catch (e) { inner = null; }  // cross-origin
         const clip = clipOf(node);
