@@ -8,9 +8,10 @@ import asyncio
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 from conftest import StaticServer
-from pagesight import Browser, DialogPolicy, Page
+from pagesight import Browser, DialogPolicy, Page, RuntimeFailure
 
 
 @dataclass
@@ -179,3 +180,21 @@ def test_every_sync_call_works_inside_a_running_event_loop(server: StaticServer)
         return called
 
     assert asyncio.run(notebook_cell()) == EXPECTED
+
+
+def test_a_blocking_call_inside_an_event_handler_raises_instead_of_hanging(page: Page) -> None:
+    # Handlers registered through page.playwright run on pagesight's own loop: a blocking
+    # call there would wait for that loop for ever.
+    seen: list[BaseException] = []
+
+    def on_console(_message: Any) -> None:
+        try:
+            page.title()
+        except RuntimeFailure as exc:
+            seen.append(exc)
+
+    page.playwright.on("console", on_console)
+    # Chromium reports the console call before the evaluation's answer: the handler has run.
+    page.playwright.evaluate("console.log('hello')")
+    assert len(seen) == 1 and "pagesight.aio" in str(seen[0])
+    assert page.url == "about:blank"  # plain reads still work there and here
