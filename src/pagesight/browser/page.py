@@ -284,8 +284,9 @@ class AsyncPage:
         self, *, marks: bool = False, observation: Observation | None = None
     ) -> bytes:
         """The viewport as a PNG. With ``marks``, each element of ``observation`` (by default
-        a fresh one) in view gets a dashed box coloured by kind and a badge with its id,
-        drawn over the screenshot (the page itself is never touched)."""
+        a fresh one) in view gets a dashed box coloured by kind and a badge with its id just
+        left of its first line of text, covering no text on the page, drawn over the
+        screenshot (the page is only read, never changed)."""
         if not marks:
             return (await self._guarded(self._screen.shot(), _SLACK_S)).png
         obs = observation or await self.observe()
