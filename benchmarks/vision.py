@@ -11,7 +11,9 @@ On tests/pages/canvas-app.html (a canvas-only app) served over HTTP on 127.0.0.1
   OCR, grouping, button boxes) on it;
 * the same at device scale factor 2 (a 2560x1600 screenshot);
 * the share of the fixture's labels that OCR read correctly: the exact text, at the place the
-  app painted it (``window.appLayout``).
+  app painted it (``window.appLayout``);
+* the set-of-marks layout of 1,000 marks among their text boxes (``layout_marks``), with room
+  beside every link and with none (every badge searching for the nearest free spot).
 
 A measurement: it prints figures and exits 0 whatever they are.
 """
@@ -28,7 +30,8 @@ from typing import Any, TypeVar
 
 import serve
 from pagesight import Browser
-from pagesight.vision import TesseractOcr, VisionItem, read_screen
+from pagesight.vision import Mark, TesseractOcr, VisionItem, layout_marks, read_screen
+from pagesight.vision.marks import CssBox, with_first_lines
 
 PAGES = Path(__file__).resolve().parent.parent / "tests" / "pages"
 VIEWPORT = {"width": 1280, "height": 800}
@@ -71,6 +74,35 @@ def measure(pw_page: Any, ocr: TesseractOcr, runs: int, scale: float) -> dict[st
     return {"shot_ms": shot_ms, "read_ms": read_ms, "read": read, "missed": missed}
 
 
+def dense_links(pitch: float) -> tuple[list[Mark], list[CssBox]]:
+    """1,000 links 36x15 CSS px in rows 16 px apart, ``pitch`` px between column starts."""
+    texts: list[CssBox] = []
+    marks: list[Mark] = []
+    columns = 1000 // 50
+    for col in range(columns):
+        for row in range(50):
+            box = (24.0 + col * pitch, row * 16.0, 36.0, 15.0)
+            texts.append(box)
+            marks.append(Mark(id=1000 + len(marks), kind="link", bounds=box))
+    return with_first_lines(marks, texts), texts
+
+
+def layout_ms(runs: int) -> dict[str, float]:
+    """Median ms of laying out 1,000 marks: with room beside each, and crowded."""
+    figures = {}
+    for name, pitch in (("room", 100.0), ("crowded", 64.0)):
+        marks, texts = dense_links(pitch)
+        size = (round(24 + 20 * pitch), 800)
+
+        def lay_out(
+            m: list[Mark] = marks, t: list[CssBox] = texts, s: tuple[int, int] = size
+        ) -> object:
+            return layout_marks(m, scale=1, size=s, texts=t)
+
+        figures[name], _ = timed(runs, lay_out)
+    return figures
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=7, help="timed runs per figure (default 7)")
@@ -95,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             context.close()
 
+    layout = layout_ms(args.runs)
     print(f"canvas-app.html, {VIEWPORT['width']}x{VIEWPORT['height']} CSS px, {args.runs} runs")
     print(f"  DOM observation (cdp):          {observe_ms:7.1f} ms  ({len(obs.elements)} element)")
     print(
@@ -113,6 +146,10 @@ def main(argv: list[str] | None = None) -> int:
             f"    labels read correctly:        {figures['read']}/{labels}"
             f" = {figures['read'] / labels:.0%}{missed}"
         )
+    print(
+        f"  set-of-marks layout, 1,000 marks: {layout['room']:7.1f} ms with room beside each link,"
+        f" {layout['crowded']:.1f} ms with none"
+    )
     return 0
 
 

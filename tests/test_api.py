@@ -92,8 +92,9 @@ def test_every_error_class_is_exported() -> None:
 
 # Names only the async core has. (AsyncBrowser.ids, the session's id registry, is an instance
 # attribute, so it is not among the class's names at all.)
-# wrap() takes an async Playwright page (one a program opened itself): async only by nature.
-ASYNC_ONLY: set[str] = {"AsyncBrowser.wrap"}
+# wrap() and fit() take an async Playwright page (one a program opened itself): async only by
+# nature.
+ASYNC_ONLY: set[str] = {"AsyncBrowser.fit", "AsyncBrowser.wrap"}
 PAIRS = [(AsyncBrowser, Browser), (AsyncPage, Page)]
 
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from PIL import Image
 
 from conftest import PAGES, StaticServer
 from pagesight import Browser
@@ -120,6 +121,18 @@ def test_observe_local_file_path() -> None:
     header = out.split("\n", 1)[0]
     assert header == f'page "{FORM_TITLE}" {(PAGES / "form.html").as_uri()} ready'
     assert '] textbox "Full name"' in out
+
+
+def test_viewport_sizes_the_page_and_the_screenshot(server: StaticServer, tmp_path: Path) -> None:
+    shot = tmp_path / "page.png"
+    url = server.url("viewport.html")
+    code, out, err = _finish(
+        _start("observe", url, "--viewport", "900x600", "--screenshot", str(shot))
+    )
+    assert (code, err) == (0, ""), err
+    assert "Page size: 900x600" in out  # the page's own innerWidth x innerHeight
+    with Image.open(shot) as image:
+        assert image.size == (900, 600)
 
 
 # --- formats and options (in-process, on the session browser) -----------------------------
@@ -235,6 +248,9 @@ BAD_INPUT = [
     "unknown --include",
     "--max-chars 0",
     "no Chromium",
+    "--viewport 1280",
+    "--viewport 50x800",
+    "--viewport with --cdp-url",
 ]
 Run = tuple[subprocess.Popen[str], tuple[str, ...]]
 
@@ -265,6 +281,18 @@ def bad_runs(server: StaticServer) -> Iterator[dict[str, Run]]:
         "no Chromium": (
             _start("observe", form, env={"PAGESIGHT_CHROMIUM": "/nonexistent"}),
             ("PAGESIGHT_CHROMIUM",),
+        ),
+        "--viewport 1280": (
+            _start("observe", form, "--viewport", "1280"),
+            ("--viewport", "WIDTHxHEIGHT", "'1280'"),
+        ),
+        "--viewport 50x800": (
+            _start("observe", form, "--viewport", "50x800"),
+            ("--viewport", "50x800"),
+        ),
+        "--viewport with --cdp-url": (
+            _start("observe", form, "--viewport", "900x600", "--cdp-url", dead_cdp),
+            ("--viewport", "attached"),
         ),
     }
     assert list(runs) == BAD_INPUT

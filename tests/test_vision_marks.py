@@ -24,6 +24,7 @@ from pagesight.vision.marks import (
     layout_marks,
     marks_for,
 )
+from pagesight.vision.textboxes import TEXT_BOXES_SCRIPT, text_boxes
 from vision_support import scaled_page
 
 
@@ -81,7 +82,9 @@ def test_roles_map_to_kinds() -> None:
     assert kind_for_role("heading") == kind_for_role("canvas") == "other"
 
 
-def test_each_badge_sits_on_its_box_corner_in_its_kind_colour(dom_shot: Shot) -> None:
+def test_each_badge_sits_beside_its_element_in_its_kind_colour(dom_shot: Shot) -> None:
+    """Without the page's text boxes, a line-tall element is its own first line: its badge
+    sits right beside the box, off it and off every other element's box and badge."""
     marks = marks_for(dom_shot.elements)
     expected: dict[str, Kind] = {
         "Home": "link",
@@ -97,19 +100,25 @@ def test_each_badge_sits_on_its_box_corner_in_its_kind_colour(dom_shot: Shot) ->
         assert el.bounds is not None
         item = placed[el.id]
         assert item.mark.kind == kind
-        x, y, _, h = el.bounds
-        left, top, _, bottom = item.badge
-        assert left == x
-        if name == "Home":  # no room above at the top of the page: pushed down, inside it
-            assert top == 0 and bottom < y + h / 2, (name, item.badge, el.bounds)
-        else:  # just above the top-left corner, off the element's own label
-            assert bottom == y, (name, item.badge, el.bounds)
+        assert _gap(item.badge, item.box) <= LINE_WIDTH + 1, (name, item.badge, item.box)
+        for other in placed.values():
+            assert other is item or not _overlaps(item.badge, other.box), (name, other)
         px, py = _badge_point(item)
         assert _pixel(marked, px, py) == KIND_COLOURS[kind], name
         assert _pixel(raw, px, py) != KIND_COLOURS[kind], f"{name}: the colour was there before"
+    # Name has room on its left: there, centred on the field.
+    name_item = placed[_by_name(dom_shot, "Name").id]
+    assert name_item.badge[2] == name_item.box[0] - (LINE_WIDTH + 1)
+    centre = (name_item.box[1] + name_item.box[3]) / 2
+    assert abs((name_item.badge[1] + name_item.badge[3]) / 2 - centre) <= 1
     # The <select> is purple, even though it has no name.
     select = next(el for el in dom_shot.elements if el.role == "combobox")
     assert _pixel(marked, *_badge_point(placed[select.id])) == KIND_COLOURS["select"]
+
+
+def _gap(a: tuple[int, int, int, int], b: tuple[int, int, int, int]) -> int:
+    """How far apart two rectangles are, edge to edge (0 when they touch or overlap)."""
+    return max(b[0] - a[2], a[0] - b[2], 0) + max(b[1] - a[3], a[1] - b[3], 0)
 
 
 def test_badges_stay_inside_the_image_and_off_each_other(dom_shot: Shot) -> None:
@@ -192,7 +201,9 @@ def test_device_scale_factor_two(browser: Browser, server: StaticServer, dom_sho
     at_1x = {p.mark.id: p for p in layout_marks(marks, scale=1.0, size=_image(dom_shot.png).size)}
     item = at_2x[save.id]
     assert item.box == (2 * x, 2 * y, 2 * (x + w), 2 * (y + h))
-    assert item.badge[0] == 2 * x and item.badge[3] == 2 * y
+    # Beside the box, clear of its border (2 CSS px), at twice the distance of 1x.
+    assert _gap(item.badge, item.box) <= 2 * (LINE_WIDTH + 1), item.badge
+    assert not _overlaps(item.badge, item.box)
     badge_height = item.badge[3] - item.badge[1]
     one_x = at_1x[save.id].badge
     assert 1.7 <= badge_height / (one_x[3] - one_x[1]) <= 2.3
@@ -222,3 +233,93 @@ def test_bad_scale_is_refused(dom_shot: Shot) -> None:
 def test_no_marks_leaves_the_pixels_alone(dom_shot: Shot) -> None:
     out: Any = _image(draw_marks(dom_shot.png, [], scale=1.0))
     assert out.tobytes() == _image(dom_shot.png).tobytes()
+
+
+# --- badges beside their text, never over it -----------------------------------------------
+
+# Every line box of text on the page, and the text fields (their value is text too), in CSS
+# px: measured here on its own, not with pagesight's script.
+ALL_TEXT = """() => {
+  const out = [], range = document.createRange();
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (!n.data.trim()) continue;
+    range.selectNodeContents(n);
+    for (const r of range.getClientRects()) out.push([r.left, r.top, r.right, r.bottom]);
+  }
+  for (const el of document.querySelectorAll("input")) {
+    const r = el.getBoundingClientRect();
+    out.push([r.left, r.top, r.right, r.bottom]);
+  }
+  return out.filter(([l, t, r, b]) => r > l && b > t);
+}"""
+# Each link of the list and the columns: its name and first line box.
+FIRST_LINES = """() => [...document.querySelectorAll("#list a, #columns a")].map((a) => {
+  const r = a.getClientRects()[0];
+  return [a.textContent, [r.left, r.top, r.right, r.bottom]];
+})"""
+
+
+@pytest.fixture(scope="module")
+def hidpi() -> Iterator[Browser]:
+    with Browser.launch(args=("--force-device-scale-factor=2",)) as b:
+        yield b
+
+
+@pytest.mark.parametrize("scale", [1, 2])
+def test_badges_sit_left_of_their_first_line_and_cover_no_text(
+    browser: Browser, hidpi: Browser, server: StaticServer, scale: int
+) -> None:
+    page: Any = (hidpi if scale == 2 else browser).open(server.url("marks-dense.html"))
+    try:
+        assert page.playwright.evaluate("devicePixelRatio") == scale
+        obs = page.observe(mode="cdp")
+        texts = page.playwright.evaluate(ALL_TEXT)
+        first_lines = dict(page.playwright.evaluate(FIRST_LINES))
+        pagesight_texts = text_boxes(page.playwright.evaluate(TEXT_BOXES_SCRIPT))
+        marked = _image(page.screenshot(marks=True, observation=obs))
+    finally:
+        page.close()
+    marks = marks_for(obs.elements, pagesight_texts)
+    placed = layout_marks(marks, scale=scale, size=marked.size, texts=pagesight_texts)
+    by_id = {el.id: el for el in obs.elements}
+    assert {by_id[p.mark.id].name for p in placed} >= set(first_lines) | {"full report", "Go"}
+    for item in placed:
+        name = by_id[item.mark.id].name
+        # What the page drew is this layout: the badge's colour at its spot.
+        assert _pixel(marked, *_badge_point(item)) == KIND_COLOURS[item.mark.kind], name
+        for left, top, right, bottom in texts:  # no text on the page under any badge
+            text = (left * scale, top * scale, right * scale, bottom * scale)
+            assert not _overlaps_f(item.badge, text), (name, item.badge, text)
+        for other in placed:
+            assert other is item or not _overlaps(item.badge, other.badge), (name, other)
+        if name in first_lines:  # dense rows and columns: room on the left of each link
+            left, top, right, bottom = (v * scale for v in first_lines[name])
+            _, badge_top, badge_right, badge_bottom = item.badge
+            assert top <= (badge_top + badge_bottom) / 2 <= bottom, (name, item.badge, top)
+            assert left - 4 * scale <= badge_right <= left, (name, item.badge, left)
+
+
+def _overlaps_f(a: tuple[int, int, int, int], b: tuple[float, float, float, float]) -> bool:
+    return min(a[2], b[2]) > max(a[0], b[0]) and min(a[3], b[3]) > max(a[1], b[1])
+
+
+def test_with_no_room_on_its_line_a_badge_takes_the_nearest_free_spot() -> None:
+    """Pure layout: a link in the middle of a paragraph, text on every side of it; the only
+    room near it is a gap between two words further along its own line."""
+    link = (210.0, 100.0, 80.0, 16.0)
+    texts = [
+        (10.0, 84.0, 690.0, 16.0),  # the line above
+        (10.0, 100.0, 200.0, 16.0),  # "Read the" before the link
+        (300.0, 100.0, 40.0, 16.0),  # a word 10 px after it: too near for a badge
+        (400.0, 100.0, 300.0, 16.0),  # the rest of the line, after a 60 px gap
+        (10.0, 116.0, 690.0, 16.0),  # the line below
+        link,
+    ]
+    mark = Mark(id=7, kind="link", bounds=link, line=link)
+    (placed,) = layout_marks([mark], scale=1, size=(800, 400), texts=texts)
+    left, top, _, bottom = placed.badge
+    assert top <= 108 <= bottom  # still on the link's line
+    assert left == 340, placed.badge  # right after the word (300 to 340), in the gap
+    for x, y, w, h in texts:
+        assert not _overlaps_f(placed.badge, (x, y, x + w, y + h))

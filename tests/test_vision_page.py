@@ -15,6 +15,7 @@ from pagesight import ActionError, Browser, Observation, StaleElement
 from pagesight.vision import VlmClient, layout_marks, marks_for
 from pagesight.vision.fake_vlm import FakeVlmServer
 from pagesight.vision.marks import KIND_COLOURS
+from pagesight.vision.textboxes import TEXT_BOXES_SCRIPT, text_boxes
 from vision_support import CANVAS_LABELS, app_layout, app_state, centre, inside, open_canvas
 
 
@@ -72,6 +73,23 @@ def test_clicking_what_vision_read_changes_the_app_and_the_screen(canvas: Any) -
         )
 
 
+def test_a_page_of_plain_text_stays_on_the_dom_reading(
+    browser: Browser, server: StaticServer
+) -> None:
+    """No link, no control, only headings and paragraphs: the DOM has text to read, which
+    is better than OCR of it, so the cascade never turns to vision."""
+    page: Any = browser.open(server.url("article-plain.html"))
+    try:
+        observations = [page.observe() for _ in range(5)]
+    finally:
+        page.close()
+    assert [obs.mode for obs in observations] == ["cdp"] * 5
+    assert not observations[-1].elements
+    text = observations[-1].text()
+    assert 'h1 "Why the sea rises twice a day"' in text
+    assert "add up to the spring tides" in text
+
+
 def test_the_cascade_returns_to_the_dom_once_it_offers_controls(canvas: Any) -> None:
     _vision(canvas)
     canvas.playwright.evaluate(
@@ -113,7 +131,7 @@ def test_typing_at_a_vision_element_sends_keys_to_the_page(canvas: Any) -> None:
 @pytest.fixture(scope="module")
 def hidpi() -> Iterator[Browser]:
     """A browser on a screen of two device pixels per CSS pixel, as on a HiDPI display."""
-    with Browser.launch(window=(1000, 700), args=("--force-device-scale-factor=2",)) as b:
+    with Browser.launch(viewport=(1000, 700), args=("--force-device-scale-factor=2",)) as b:
         yield b
 
 
@@ -129,9 +147,11 @@ def test_marks_on_the_page_screenshot_at_device_scale_factor_two(
     raw = Image.open(io.BytesIO(page.screenshot())).convert("RGB")
     width, height = page.playwright.evaluate("[innerWidth, innerHeight]")
     assert marked.size == raw.size == (2 * width, 2 * height)
-    marks = marks_for(obs.elements)
+    # The badges go where the page's text leaves room, measured as the picture was taken.
+    texts = text_boxes(page.playwright.evaluate(TEXT_BOXES_SCRIPT))
+    marks = marks_for(obs.elements, texts)
     assert len(marks) >= 4
-    for placed in layout_marks(marks, scale=2.0, size=marked.size):
+    for placed in layout_marks(marks, scale=2.0, size=marked.size, texts=texts):
         left, top, _, bottom = placed.badge
         point = (int(left + 2), int((top + bottom) / 2))
         assert marked.getpixel(point) == KIND_COLOURS[placed.mark.kind], placed.mark

@@ -28,6 +28,18 @@ def _include(value: str) -> frozenset[str]:
     return frozenset(v.strip() for v in value.split(",") if v.strip())
 
 
+def _viewport(value: str) -> tuple[int, int]:
+    width, sep, height = value.lower().partition("x")
+    if not (sep and width.strip().isdigit() and height.strip().isdigit()):
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 1280x800, not {value!r}")
+    from pagesight.browser.viewport import check_viewport
+
+    try:
+        return check_viewport((int(width), int(height)))
+    except InvalidOption as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from exc
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="pagesight", description="Let AI agents see and act on web pages.")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -65,6 +77,13 @@ def build_parser() -> argparse.ArgumentParser:
 def _browser_options(command: argparse.ArgumentParser) -> None:
     command.add_argument("--cdp-url", default=None, help="attach to a running Chromium instead")
     command.add_argument(
+        "--viewport",
+        type=_viewport,
+        default=None,
+        metavar="WxH",
+        help="the page size in CSS pixels of the Chromium launched (default 1280x800)",
+    )
+    command.add_argument(
         "--timeout",
         type=float,
         default=30.0,
@@ -77,8 +96,16 @@ def _opened(args: argparse.Namespace) -> Iterator[Page]:
     """The page at ``args.url`` in a launched Chromium, or in the one at ``--cdp-url`` (whose
     tab is closed afterwards, leaving that browser as we found it)."""
     from pagesight import Browser
+    from pagesight.browser.viewport import DEFAULT_VIEWPORT
 
-    browser = Browser.connect(args.cdp_url) if args.cdp_url else Browser.launch()
+    if args.cdp_url and args.viewport:
+        raise InvalidOption(
+            "viewport", "sizes the Chromium pagesight launches; an attached one keeps its windows"
+        )
+    if args.cdp_url:
+        browser = Browser.connect(args.cdp_url)
+    else:
+        browser = Browser.launch(viewport=args.viewport or DEFAULT_VIEWPORT)
     with browser:
         page = browser.open(args.url, timeout=args.timeout)
         try:

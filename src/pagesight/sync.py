@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Collection, Coroutine, Iterable, Sequence
+from collections.abc import Callable, Collection, Coroutine, Iterable, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -19,7 +19,7 @@ from pagesight.act.events import DialogPolicy
 from pagesight.browser.browser import AsyncBrowser
 from pagesight.browser.navigation import WaitUntil
 from pagesight.browser.page import AsyncPage
-from pagesight.errors import BrowserClosed
+from pagesight.errors import BrowserClosed, RuntimeFailure
 from pagesight.observe.find import Match
 from pagesight.observe.ids import ElementLocation
 from pagesight.observe.observation import Observation, ObserveMode, View
@@ -30,7 +30,13 @@ T = TypeVar("T")
 
 
 class _Loop:
-    """An event loop running in a daemon thread, and a way to run coroutines on it."""
+    """An event loop running in a daemon thread, and a way to run work on it.
+
+    Everything the async core does, down to reading a Playwright attribute or registering a
+    listener, happens on this loop's thread, whichever thread the sync API was called from
+    (a worker thread, or a notebook's own running event loop): Playwright's objects belong to
+    the loop they were made on.
+    """
 
     def __init__(self) -> None:
         self.closed = False
@@ -41,15 +47,33 @@ class _Loop:
         self._thread.start()
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` on the loop and wait for its result."""
         if self.closed:
             coro.close()
             raise BrowserClosed("this browser is closed; launch or connect a new one")
+        if threading.current_thread() is self._thread:
+            coro.close()  # waiting here would block the very loop that has to do the work
+            raise RuntimeFailure(
+                "a blocking pagesight call inside one of its own event handlers would wait "
+                "for ever; use the async API (pagesight.aio) there"
+            )
         future = asyncio.run_coroutine_threadsafe(coro, self._loop)
         try:
             return future.result()
         except BaseException:
             future.cancel()
             raise
+
+    def call(self, fn: Callable[[], T]) -> T:
+        """Run the plain function ``fn`` on the loop (at once if already there, or once the
+        loop is closed: then nothing else touches what it reads)."""
+        if self.closed or threading.current_thread() is self._thread:
+            return fn()
+
+        async def on_loop() -> T:
+            return fn()
+
+        return self.run(on_loop())
 
     def stop(self) -> None:
         if self.closed:
@@ -74,15 +98,16 @@ class SyncProxy:
         self._loop = loop
 
     def __getattr__(self, name: str) -> Any:
-        value = getattr(self._target, name)
+        value = self._loop.call(lambda: getattr(self._target, name))
         if not callable(value):
             return self._wrap(value)
 
         def call(*args: Any, **kwargs: Any) -> Any:
-            result = value(*map(_unwrap, args), **{k: _unwrap(v) for k, v in kwargs.items()})
-            if asyncio.iscoroutine(result):
-                result = self._loop.run(result)
-            return self._wrap(result)
+            async def on_loop() -> Any:
+                result = value(*map(_unwrap, args), **{k: _unwrap(v) for k, v in kwargs.items()})
+                return (await result) if asyncio.iscoroutine(result) else result
+
+            return self._wrap(self._loop.run(on_loop()))
 
         return call
 
@@ -116,11 +141,11 @@ class Page:
 
     @property
     def url(self) -> str:
-        return self._page.url
+        return self._loop.call(lambda: self._page.url)
 
     @property
     def closed(self) -> bool:
-        return self._page.closed
+        return self._loop.call(lambda: self._page.closed)
 
     def title(self) -> str:
         return self._loop.run(self._page.title())
@@ -174,16 +199,19 @@ class Page:
     @property
     def id(self) -> int:
         """This tab's number in the session (``browser.page(id)``; ``Effect.new_tabs``)."""
-        return self._page.id
+        return self._loop.call(lambda: self._page.id)
 
     @property
     def dialogs(self) -> DialogPolicy:
         """How this tab answers JavaScript dialogs; assign a new policy to change it."""
-        return self._page.dialogs
+        return self._loop.call(lambda: self._page.dialogs)
 
     @dialogs.setter
     def dialogs(self, policy: DialogPolicy) -> None:
-        self._page.dialogs = policy
+        def assign() -> None:
+            self._page.dialogs = policy
+
+        self._loop.call(assign)
 
     def act(
         self,
@@ -246,7 +274,7 @@ class Browser:
         headless: bool = True,
         executable_path: str | None = None,
         args: tuple[str, ...] = (),
-        window: tuple[int, int] = (1280, 800),
+        viewport: tuple[int, int] = (1280, 800),
         dialogs: DialogPolicy | None = None,
         downloads: str | Path | None = None,
         ocr: OcrEngine | None = None,
@@ -260,7 +288,7 @@ class Browser:
                     headless=headless,
                     executable_path=executable_path,
                     args=args,
-                    window=window,
+                    viewport=viewport,
                     dialogs=dialogs,
                     downloads=downloads,
                     ocr=ocr,
@@ -300,13 +328,21 @@ class Browser:
         return cls(browser, loop)
 
     def _wrap(self, page: AsyncPage) -> Page:
+        # Only ever called on the loop, so two threads never make two Pages of one tab.
         if page not in self._pages:
             self._pages[page] = Page(page, self._loop)
         return self._pages[page]
 
+    def _run_page(self, make: Callable[[], Coroutine[Any, Any, AsyncPage]]) -> Page:
+        # The coroutine is made on the loop too: a closed browser then leaves none unawaited.
+        async def wrapped() -> Page:
+            return self._wrap(await make())
+
+        return self._loop.run(wrapped())
+
     @property
     def cdp_url(self) -> str:
-        return self._browser.cdp_url
+        return self._loop.call(lambda: self._browser.cdp_url)
 
     @property
     def playwright(self) -> Any:
@@ -315,39 +351,40 @@ class Browser:
 
     @property
     def pages(self) -> list[Page]:
-        return [self._wrap(p) for p in self._browser.pages]
+        # Tabs seen for the first time get their AsyncPage (and its listeners) made here.
+        return self._loop.call(lambda: [self._wrap(p) for p in self._browser.pages])
 
     def page(self, tab_id: int) -> Page:
         """See :meth:`pagesight.aio.AsyncBrowser.page`."""
-        return self._wrap(self._loop.run(self._browser.page(tab_id)))
+        return self._run_page(lambda: self._browser.page(tab_id))
 
     @property
     def dialogs(self) -> DialogPolicy:
         """How new tabs answer JavaScript dialogs (each page has its own ``dialogs`` too)."""
-        return self._browser.dialogs
+        return self._loop.call(lambda: self._browser.dialogs)
 
     @property
     def ocr(self) -> OcrEngine:
         """What reads text off screenshots (vision mode)."""
-        return self._browser.ocr
+        return self._loop.call(lambda: self._browser.ocr)
 
     @property
     def vision_model(self) -> Captioner | None:
         """The vision-language model that captions screenshots in vision mode, if any."""
-        return self._browser.vision_model
+        return self._loop.call(lambda: self._browser.vision_model)
 
     @property
     def downloads(self) -> Path:
         """The folder every download of this session is saved in."""
-        return self._browser.downloads
+        return self._loop.call(lambda: self._browser.downloads)
 
     def new_page(self) -> Page:
-        return self._wrap(self._loop.run(self._browser.new_page()))
+        return self._run_page(self._browser.new_page)
 
     def open(self, url: str, *, wait_until: WaitUntil = "load", timeout: float = 30.0) -> Page:
         """See :meth:`pagesight.aio.AsyncBrowser.open`."""
-        return self._wrap(
-            self._loop.run(self._browser.open(url, wait_until=wait_until, timeout=timeout))
+        return self._run_page(
+            lambda: self._browser.open(url, wait_until=wait_until, timeout=timeout)
         )
 
     def close(self) -> None:

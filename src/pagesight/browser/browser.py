@@ -24,6 +24,7 @@ from pagesight.browser.cdp import translate
 from pagesight.browser.launch import ChromiumProcess, start_chromium
 from pagesight.browser.navigation import WaitUntil, goto, normalise_url
 from pagesight.browser.page import AsyncPage
+from pagesight.browser.viewport import DEFAULT_VIEWPORT, Viewport, check_viewport, fit_window
 from pagesight.errors import (
     ConnectError,
     InvalidOption,
@@ -43,6 +44,7 @@ class _Options:
     downloads: str | Path | None
     ocr: OcrEngine | None
     vision_model: Captioner | None
+    viewport: Viewport | None = None
 
 
 class AsyncBrowser:
@@ -61,6 +63,7 @@ class AsyncBrowser:
         downloads: Path | None,
         ocr: OcrEngine | None,
         vision_model: Captioner | None,
+        viewport: Viewport | None = None,
     ) -> None:
         self._playwright = playwright
         self._browser = browser
@@ -78,6 +81,10 @@ class AsyncBrowser:
         self._vision_model = vision_model
         self._downloads = downloads or Path(tempfile.mkdtemp(prefix="pagesight-downloads-"))
         self._downloads.mkdir(parents=True, exist_ok=True)
+        self._viewport = viewport
+        self._fitting: dict[PlaywrightPage, asyncio.Future[None]] = {}
+        if viewport is not None:  # every tab, also those a page opens, gets the page size
+            context.on("page", self._on_page)
 
     @classmethod
     async def launch(
@@ -86,7 +93,7 @@ class AsyncBrowser:
         headless: bool = True,
         executable_path: str | None = None,
         args: tuple[str, ...] = (),
-        window: tuple[int, int] = (1280, 800),
+        viewport: tuple[int, int] = DEFAULT_VIEWPORT,
         dialogs: DialogPolicy | None = None,
         downloads: str | Path | None = None,
         ocr: OcrEngine | None = None,
@@ -94,19 +101,25 @@ class AsyncBrowser:
     ) -> AsyncBrowser:
         """Start the system Chromium headless (by default) and connect to it.
 
+        ``viewport`` is the size of the page in every tab, ``innerWidth`` x ``innerHeight``
+        in CSS pixels (and so of every screenshot, times ``devicePixelRatio``): each tab's
+        window is made just large enough for it, headless or headed, popups included.
         ``dialogs`` says how JavaScript dialogs are answered (default: accept alerts, dismiss
         confirms and prompts); ``downloads`` is the folder downloads are saved in (default: a
         new temporary folder for this session, kept after close). ``ocr`` reads screenshots
         in vision mode (default: Tesseract); ``vision_model`` (e.g. a
         :class:`~pagesight.vision.VlmClient`) adds a caption to vision observations.
         """
+        viewport = check_viewport(viewport)
         process = await start_chromium(
-            executable=executable_path, headless=headless, window=window, args=args
+            executable=executable_path, headless=headless, window=viewport, args=args
         )
         try:
-            return await cls._attach(
-                process.ws_url, process, _Options(dialogs, downloads, ocr, vision_model)
-            )
+            options = _Options(dialogs, downloads, ocr, vision_model, viewport)
+            browser = await cls._attach(process.ws_url, process, options)
+            for pw_page in browser._context.pages:  # the tab Chromium started with
+                await browser.fit(pw_page)
+            return browser
         except BaseException:
             await process.stop()
             raise
@@ -167,6 +180,7 @@ class AsyncBrowser:
             downloads=Path(options.downloads).expanduser() if options.downloads else None,
             ocr=options.ocr,
             vision_model=options.vision_model,
+            viewport=options.viewport,
         )
 
     @property
@@ -215,6 +229,7 @@ class AsyncBrowser:
         """The open tab whose :attr:`AsyncPage.id` is ``tab_id`` (as in ``Effect.new_tabs``)."""
         for page in self.pages:
             if page.id == tab_id:
+                await self.fit(page.playwright)
                 return page
         raise InvalidOption("tab_id", f"no open tab {tab_id}; open tabs: {self._tab_list()}")
 
@@ -232,7 +247,30 @@ class AsyncBrowser:
         """A new blank tab."""
         with translate("opening a tab"):
             pw_page = await self._context.new_page()
+        await self.fit(pw_page)
         return self.wrap(pw_page)
+
+    def _on_page(self, pw_page: PlaywrightPage) -> None:
+        # A tab the page opened is sized the moment it appears, before anyone asks for it.
+        self._fitting_of(pw_page)
+
+    async def fit(self, pw_page: PlaywrightPage) -> None:
+        """Wait until the tab ``pw_page`` has the launch viewport as its page size (its
+        window is resized once, when the tab first shows; an attached browser is left as
+        it is)."""
+        fitting = self._fitting_of(pw_page)
+        if fitting is not None:
+            await asyncio.shield(fitting)
+
+    def _fitting_of(self, pw_page: PlaywrightPage) -> asyncio.Future[None] | None:
+        if self._viewport is None:  # an attached browser's windows are its owner's
+            return None
+        fitting = self._fitting.get(pw_page)
+        if fitting is None:
+            fitting = asyncio.ensure_future(fit_window(self._context, pw_page, self._viewport))
+            self._fitting[pw_page] = fitting
+            pw_page.once("close", lambda _: self._fitting.pop(pw_page, None))
+        return fitting
 
     async def open(
         self, url: str, *, wait_until: WaitUntil = "load", timeout: float = 30.0

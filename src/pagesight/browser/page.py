@@ -80,11 +80,22 @@ def _focused(obs: Observation, focus: str) -> Observation:
 
 
 def _offers_names(obs: Observation) -> bool:
-    """Whether the DOM offers something to act on by name (a bare canvas or an unnamed
-    full-page click target does not)."""
-    return any(
+    """Whether the DOM has something to offer a model: a control to act on by name, or text
+    to read (a heading, a paragraph). A bare canvas or an unnamed full-page click target is
+    neither; a page of plain text is read better from its DOM than by OCR of its pixels."""
+    named = any(
         el.name.strip() and ({"click", "input", "select"} & set(el.actions)) for el in obs.elements
     )
+    return named or any(
+        node.role in _READABLE and _has_words(node.name) for top in obs.tree for node in top.walk()
+    )
+
+
+_READABLE = frozenset({"text", "heading"})
+
+
+def _has_words(text: str) -> bool:
+    return any(c.isalnum() for c in text)
 
 
 class AsyncPage:
@@ -174,10 +185,11 @@ class AsyncPage:
         ``max_tokens`` keeps every actionable element and cuts text to fit; ``max_chars`` cuts
         the text deterministically; ``focus`` keeps the part of the page relevant to a query.
         ``mode="auto"`` (the default) reads the DOM over CDP; after ``dom_empty_threshold``
-        observations in a row whose DOM offers nothing to act on by name (a canvas app), it
-        reads the screenshot instead (``obs.mode == "vision"``), until the DOM offers
-        something again. ``mode="cdp"`` always reads the DOM, ``mode="vision"`` always the
-        screenshot (OCR, and a vision model's caption when the browser has one).
+        observations in a row whose DOM offers neither a control to act on by name nor text
+        to read (a canvas app), it reads the screenshot instead (``obs.mode == "vision"``),
+        until the DOM offers something again. ``mode="cdp"`` always reads the DOM,
+        ``mode="vision"`` always the screenshot (OCR, and a vision model's caption when the
+        browser has one).
         ``mode="evaluate"`` uses only Playwright's ``evaluate`` (no CDP). A page that does not
         answer within ``timeout`` seconds (a script hogging its thread) raises
         :class:`~pagesight.errors.PageUnresponsive`. Before reading, it waits up to ``wait``
@@ -273,8 +285,9 @@ class AsyncPage:
         self, *, marks: bool = False, observation: Observation | None = None
     ) -> bytes:
         """The viewport as a PNG. With ``marks``, each element of ``observation`` (by default
-        a fresh one) in view gets a dashed box coloured by kind and a badge with its id,
-        drawn over the screenshot (the page itself is never touched)."""
+        a fresh one) in view gets a dashed box coloured by kind and a badge with its id just
+        left of its first line of text, covering no text on the page, drawn over the
+        screenshot (the page is only read, never changed)."""
         if not marks:
             return (await self._guarded(self._screen.shot(), _SLACK_S)).png
         obs = observation or await self.observe()
@@ -573,19 +586,28 @@ class AsyncPage:
                 f"[{element_id}] was read off an earlier page; observe again",
                 element_id=element_id,
             )
+        if action == "scroll" and args.direction is None:
+            raise InvalidOption(
+                "direction",
+                f"[{element_id}] was read off the screen, which is already in view: give "
+                "direction= (up, down, left, right) to scroll what is under it",
+            )
         x, y = spot.centre(await self._screen.scroll())  # the page may have scrolled since
         keyboard = self._page.keyboard
 
-        async def do() -> None:
+        async def do() -> tuple[int, int] | None:
+            if action == "scroll" and args.direction is not None:
+                return await self._screen.scroll_at((x, y), args.direction, args.pixels)
             with translate(action):
                 if action == "hover":
                     await self._page.mouse.move(x, y)
-                    return
+                    return None
                 await self._page.mouse.click(x, y)  # input and keys go where a click puts focus
                 if action in ("input", "input_submit") and args.text is not None:
                     await keyboard.type(args.text)  # key by key: a canvas app listens for keys
                 if action == "press_key" and args.key is not None:
                     await keyboard.press(args.key)
+            return None
 
         return await self._run(action, element_id, do, timeout=timeout, screen=True)
 
@@ -684,6 +706,7 @@ class AsyncPage:
             # A new tab's first document commits a moment after the tab appears.
             with contextlib.suppress(PlaywrightError):
                 await popup.wait_for_load_state("domcontentloaded", timeout=timeout * 1000)
+            await self._browser.fit(popup)  # its page has the viewport before it is handed out
             new_tabs.append(NewTab(id=self._browser.wrap(popup).id, url=popup.url))
         return Seen(
             new_tabs=tuple(new_tabs),

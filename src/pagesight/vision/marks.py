@@ -3,16 +3,19 @@
 Drawn in Python over the raw screenshot, so the page's DOM is never touched. Boxes arrive in
 CSS pixels and are multiplied by the device pixel ratio. Borders are dashed, each mark's dash
 pattern shifted by half a period from its neighbour's id, so two boxes that share an edge
-show both colours instead of the later one hiding the earlier. Each badge is placed at the
-first of a few spots around its box that stays inside the image and off the badges already
-placed (and, where possible, off other elements' boxes); badges are drawn after every box so
-that no border runs across a number.
+show both colours instead of the later one hiding the earlier. Each badge sits just left of
+its element's first line of text, centred on that line, where a model reading the picture
+ties it to that element; it never covers text (its own or a neighbour's, given the page's
+text boxes) nor another badge: with no room there it goes to the nearest free spot on the
+same line, left or right, then on the rows just above and below. Badges are drawn after
+every box so that no border runs across a number.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from PIL import ImageDraw, ImageFont
@@ -48,14 +51,21 @@ _INPUTS = frozenset({"textbox", "searchbox", "spinbutton", "slider", "checkbox",
 _SELECTS = frozenset({"listbox", "option", "menu", "tree"})
 
 
+CssBox = tuple[float, float, float, float]
+"""x, y, width, height in CSS pixels of the viewport."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class Mark:
     """An element to mark: its id (the badge's number), kind (the colour) and CSS box."""
 
     id: int
     kind: Kind
-    bounds: tuple[float, float, float, float]
+    bounds: CssBox
     """x, y, width, height in CSS pixels of the viewport."""
+    line: CssBox | None = None
+    """Its first line of text (CSS px), which the badge sits beside; ``None``: an element
+    without text (a field, an icon), whose badge sits beside the box itself."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -84,19 +94,51 @@ def kind_for_role(role: str, *, options: bool = False) -> Kind:
     return "other"
 
 
-def marks_for(elements: Iterable[Element]) -> list[Mark]:
-    """Marks for an observation's elements that are on screen and have bounds."""
-    return [
+def marks_for(elements: Iterable[Element], texts: Sequence[CssBox] = ()) -> list[Mark]:
+    """Marks for an observation's elements that are on screen and have bounds. ``texts``:
+    the page's text boxes (``TEXT_BOXES_SCRIPT``), from which each mark takes its first line."""
+    marks = [
         Mark(id=el.id, kind=kind_for_role(el.role, options=bool(el.options)), bounds=el.bounds)
         for el in elements
         if el.bounds is not None and not el.offscreen and not el.hidden_in_container
     ]
+    return with_first_lines(marks, texts) if texts else marks
 
 
-def draw_marks(png: bytes, marks: Sequence[Mark], *, scale: float) -> bytes:
-    """The screenshot with every mark drawn on it, as PNG. ``scale``: devicePixelRatio."""
+def with_first_lines(marks: Sequence[Mark], texts: Sequence[CssBox]) -> list[Mark]:
+    """Each mark with its first line of text: of the text boxes whose centre lies inside its
+    box, the topmost, joined with those beside it on the same line."""
+    grid = _Grid((0, 0))
+    for x, y, w, h in texts:
+        grid.add((math.floor(x), math.floor(y), math.ceil(x + w), math.ceil(y + h)))
+    out = []
+    for mark in marks:
+        x, y, w, h = mark.bounds
+        box = (math.floor(x), math.floor(y), math.ceil(x + w), math.ceil(y + h))
+        inside = [
+            t
+            for t in grid.near(box)
+            if x <= (t[0] + t[2]) / 2 <= x + w and y <= (t[1] + t[3]) / 2 <= y + h
+        ]
+        if not inside:
+            out.append(mark)
+            continue
+        first = min(inside, key=lambda t: (t[1], t[0]))
+        middle = (first[1] + first[3]) / 2
+        row = [t for t in inside if t[1] <= middle <= t[3]]
+        left, top = min(t[0] for t in row), min(t[1] for t in row)
+        right, bottom = max(t[2] for t in row), max(t[3] for t in row)
+        out.append(replace(mark, line=(left, top, right - left, bottom - top)))
+    return out
+
+
+def draw_marks(
+    png: bytes, marks: Sequence[Mark], *, scale: float, texts: Sequence[CssBox] = ()
+) -> bytes:
+    """The screenshot with every mark drawn on it, as PNG. ``scale``: devicePixelRatio;
+    ``texts``: the page's text boxes in CSS px, which no badge may cover."""
     image = decode_png(png)
-    placed = layout_marks(marks, scale=scale, size=image.size)
+    placed = layout_marks(marks, scale=scale, size=image.size, texts=texts)
     draw = ImageDraw.Draw(image)
     width = max(1, round(LINE_WIDTH * scale))
     halo = max(1, round(scale))
@@ -143,61 +185,111 @@ def _grown(box: Rect, by: int, size: tuple[int, int]) -> Rect:
     )
 
 
-def layout_marks(marks: Sequence[Mark], *, scale: float, size: tuple[int, int]) -> list[PlacedMark]:
+def layout_marks(
+    marks: Sequence[Mark],
+    *,
+    scale: float,
+    size: tuple[int, int],
+    texts: Sequence[CssBox] = (),
+) -> list[PlacedMark]:
     """Where each mark's box and badge go on an image of ``size``; marks off the image are left
-    out. Badges are placed in the order given."""
+    out. Badges are placed in the order given, each beside its mark's first line (or its box,
+    for a mark without one), off ``texts`` (CSS px), other elements' boxes and the badges
+    already placed."""
     if scale <= 0:
         raise InvalidOption("scale", f"scale must be positive, not {scale!r}")
     font = _font(scale)
+    obstacles = _Grid(size)
+    for x, y, w, h in texts:
+        obstacles.add(_image_rect((x, y, w, h), scale))
     boxes: list[tuple[Mark, Rect]] = []
     for mark in marks:
         x, y, w, h = (v * scale for v in mark.bounds)
-        clipped = (
+        box = (
             max(0, round(x)),
             max(0, round(y)),
             min(size[0], round(x + w)),
             min(size[1], round(y + h)),
         )
-        if clipped[2] > clipped[0] and clipped[3] > clipped[1]:
-            boxes.append((mark, clipped))
-    box_grid, badge_grid = _Grid(), _Grid()
-    for _, box in boxes:
-        box_grid.add(box)
+        if box[2] > box[0] and box[3] > box[1]:
+            boxes.append((mark, box))
+            obstacles.add(box, box=True)  # a badge inside another's box would seem to be its
     placed: list[PlacedMark] = []
-    for index, (mark, box) in enumerate(boxes):
+    gap = max(1, round((LINE_WIDTH + 1) * scale))  # clear of the element's own border
+    for mark, box in boxes:
         badge_size = _badge_size(str(mark.id), font, scale)
-        badge = _place_badge(index, box, badge_size, size, badges=badge_grid, boxes=box_grid)
-        badge_grid.add(badge)
+        line = _image_rect(mark.line, scale) if mark.line is not None else _top_of(box, badge_size)
+        badge = _place_badge(line, badge_size, gap=gap, grid=obstacles)
+        obstacles.add(badge)
         placed.append(PlacedMark(mark=mark, box=box, badge=badge))
     return placed
 
 
+def _image_rect(css: CssBox, scale: float) -> Rect:
+    """A CSS box in image pixels, rounded outwards (a badge beside text must not touch it)."""
+    x, y, w, h = css
+    return (
+        math.floor(x * scale),
+        math.floor(y * scale),
+        math.ceil((x + w) * scale),
+        math.ceil((y + h) * scale),
+    )
+
+
+def _top_of(box: Rect, badge: tuple[int, int]) -> Rect:
+    """What a badge of an element without text sits beside: the whole box when it is about a
+    line tall (a text field, an icon), else its top band (a canvas, a large card)."""
+    left, top, right, bottom = box
+    if bottom - top <= 3 * badge[1]:
+        return box
+    return (left, top, right, top + badge[1])
+
+
 class _Grid:
-    """Rectangles bucketed by the cells they touch, so that what a small badge would cover is
-    found among its neighbours, not among every element of the page."""
+    """What a badge must not cover on an image of ``size`` — text, badges, element boxes —
+    bucketed by the cells each touches, so that a spot is checked against its neighbours, not
+    every element of the page. The boxes around a line do not block its badge (a link's badge
+    may sit inside the card holding it)."""
 
-    CELL = 64
+    CELL = 32
 
-    def __init__(self) -> None:
-        self.rects: list[Rect] = []
+    def __init__(self, size: tuple[int, int]) -> None:
+        self.size = size
+        self._rects: list[tuple[Rect, bool]] = []
         self._cells: dict[tuple[int, int], list[int]] = {}
 
-    def add(self, rect: Rect) -> None:
+    def add(self, rect: Rect, *, box: bool = False) -> None:
+        index = len(self._rects)
         for cell in self._cells_of(rect):
-            self._cells.setdefault(cell, []).append(len(self.rects))
-        self.rects.append(rect)
+            self._cells.setdefault(cell, []).append(index)
+        self._rects.append((rect, box))
 
-    def covered(self, spot: Rect, *, skip: int = -1) -> int:
-        """The area of ``spot`` that the rectangles cover (counted once per rectangle)."""
-        near = {i for cell in self._cells_of(spot) for i in self._cells.get(cell, ())}
-        return sum(_overlap(spot, self.rects[i]) for i in near if i != skip)
+    def near(self, spot: Rect) -> list[Rect]:
+        """Everything in the cells ``spot`` touches (each once)."""
+        found = {i for cell in self._cells_of(spot) for i in self._cells.get(cell, ())}
+        return [self._rects[i][0] for i in found]
+
+    def hits(self, spot: Rect, line: Rect) -> list[Rect]:
+        """What a badge for ``line`` at ``spot`` would cover."""
+        found = {i for cell in self._cells_of(spot) for i in self._cells.get(cell, ())}
+        out = []
+        for i in found:
+            r, box = self._rects[i]
+            if _overlap(spot, r) and not (
+                box and r[0] <= line[0] and r[1] <= line[1] and line[2] <= r[2] and line[3] <= r[3]
+            ):
+                out.append(r)
+        return out
 
     def _cells_of(self, rect: Rect) -> list[tuple[int, int]]:
         left, top, right, bottom = rect
+        cell = self.CELL
+        last_x = (right - 1 if right > left else left) // cell
+        last_y = (bottom - 1 if bottom > top else top) // cell
         return [
             (cx, cy)
-            for cx in range(left // self.CELL, (max(left, right - 1)) // self.CELL + 1)
-            for cy in range(top // self.CELL, (max(top, bottom - 1)) // self.CELL + 1)
+            for cx in range(left // cell, last_x + 1)
+            for cy in range(top // cell, last_y + 1)
         ]
 
 
@@ -215,53 +307,77 @@ def _badge_size(
     return (max(height, round(right - left + 2 * PAD_X * scale)), height)
 
 
-def _place_badge(
-    index: int,
-    box: Rect,
-    badge: tuple[int, int],
-    image: tuple[int, int],
-    *,
-    badges: _Grid,
-    boxes: _Grid,
-) -> Rect:
-    """The best of a few spots around the box: just above its top-left corner first (so the
-    element's own text stays readable), then inside that corner, the other corners, below,
-    and beside it. Each spot is pushed inside the image; the first that covers no badge (and,
-    preferring, no other box) wins, else the one covering least."""
-    left, top, right, bottom = box
+_ROWS = 2
+"""Rows of badge height above and below the line tried when its own row is full."""
+_REACH = 4
+"""How many badge widths from its line a badge may be moved to find room."""
+
+
+def _place_badge(line: Rect, badge: tuple[int, int], *, gap: int, grid: _Grid) -> Rect:
+    """Just left of ``line``, centred on it. Where text, a badge or another element is in the
+    way, the nearest free spot within a few badges of the line: along that row to the left
+    or the right (past each obstacle in turn), over or under the line's start, or on the rows
+    just above and below; the line's own row is preferred by up to a badge's width. With no
+    free spot that near, the first choice (a badge far from its element misleads more than
+    one over a few letters)."""
     bw, bh = badge
-    area = bw * bh
-    spots = [
-        (left, top - bh),
-        (left, top),
-        (right - bw, top - bh),
-        (right - bw, top),
-        (left, bottom),
-        (left, bottom - bh),
-        (left - bw, top),
-        (right, top),
-    ]
-    best: Rect | None = None
-    best_cost = float("inf")
-    for rank, (want_x, want_y) in enumerate(spots):
-        if rank * area / 10 >= best_cost:
-            break  # this spot and every later one cost more than the best already
-        x = min(max(0, want_x), image[0] - bw)
-        y = min(max(0, want_y), image[1] - bh)
-        spot = (x, y, x + bw, y + bh)
-        covered_badges = badges.covered(spot)
-        covered_boxes = boxes.covered(spot, skip=index)
-        covered_own = _overlap(spot, box)
-        # Covering a badge is far worse than covering a box; covering the element's own box
-        # (its label) counts half as much as another's; each step down the list of spots
-        # costs a tenth of the badge, so a sliver of overlap does not send it far away.
-        cost = covered_badges * 1000 + covered_boxes + covered_own / 2 + rank * area / 10
-        if cost < best_cost:
-            best, best_cost = spot, cost
-        if covered_badges == 0 and covered_boxes == 0 and covered_own == 0:
-            break
-    assert best is not None
-    return best
+    centre = (line[1] + line[3]) // 2 - bh // 2
+    # Each try: a row, which way to slide along it, and what being on the line's own row is
+    # worth (left most: labels go there).
+    tries: list[tuple[int, int, float]] = [(centre, -1, bw), (centre, 1, bw / 2)]
+    for step in range(1, _ROWS + 1):
+        for top in (centre - step * bh, centre + step * bh):
+            tries += [(top, -1, 0.0), (top, 1, 0.0)]
+    best: tuple[float, Rect] | None = None
+    for top, way, bonus in tries:
+        edge = line[0] - gap if way < 0 else line[2] + gap
+        start = (edge - bw, top, edge, top + bh) if way < 0 else (edge, top, edge + bw, top + bh)
+        if best is not None and _distance(start, line) - bonus >= best[0]:
+            continue  # sliding only moves away: this row cannot beat what was found
+        spot = _slide(start, way, line=line, grid=grid, reach=_REACH * bw)
+        if spot is None:
+            continue
+        if spot == start and bonus == bw:
+            return spot  # right beside the line, on the left: nothing is better
+        score = _distance(spot, line) - bonus
+        if best is None or score < best[0]:
+            best = (score, spot)
+    for top in (line[1] - bh, line[3]):  # over or under the line's start
+        spot = (line[0], top, line[0] + bw, top + bh)
+        score = _distance(spot, line) - gap
+        free = _inside(spot, grid.size) and not grid.hits(spot, line)
+        if free and (best is None or score < best[0]):
+            best = (score, spot)
+    if best is not None:
+        return best[1]
+    x = min(max(0, line[0] - gap - bw), grid.size[0] - bw)
+    y = min(max(0, centre), grid.size[1] - bh)
+    return (x, y, x + bw, y + bh)
+
+
+def _slide(spot: Rect, way: int, *, line: Rect, grid: _Grid, reach: int) -> Rect | None:
+    """The first free badge spot on a row from ``spot``, moving ``way`` (-1 left, 1 right)
+    past each obstacle in turn; None off the image or ``reach`` pixels along."""
+    width = spot[2] - spot[0]
+    start = spot[0]
+    while abs(spot[0] - start) <= reach and _inside(spot, grid.size):
+        hits = grid.hits(spot, line)
+        if not hits:
+            return spot
+        left = min(r[0] for r in hits) - width if way < 0 else max(r[2] for r in hits)
+        spot = (left, spot[1], left + width, spot[3])
+    return None
+
+
+def _inside(spot: Rect, size: tuple[int, int]) -> bool:
+    return spot[0] >= 0 and spot[1] >= 0 and spot[2] <= size[0] and spot[3] <= size[1]
+
+
+def _distance(spot: Rect, line: Rect) -> int:
+    """How far a spot is from the line, edge to edge, across and up or down."""
+    across = max(line[0] - spot[2], spot[0] - line[2], 0)
+    down = max(line[1] - spot[3], spot[1] - line[3], 0)
+    return across + down
 
 
 def _overlap(a: Rect, b: Rect) -> int:

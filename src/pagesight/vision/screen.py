@@ -24,10 +24,14 @@ from pagesight.vision.diff import ScreenChange, diff_screens
 from pagesight.vision.marks import draw_marks, marks_for
 from pagesight.vision.ocr import OcrEngine
 from pagesight.vision.perception import read_screen
+from pagesight.vision.scrolling import EXTENT_SCRIPT, MIN_SHARE, SCROLL_AT_SCRIPT, extent_notes
+from pagesight.vision.textboxes import TEXT_BOXES_SCRIPT, text_boxes
 from pagesight.vision.vlm import Captioner
 
-VISION_ACTIONS = ("click", "input", "press_key", "hover")
-"""What a thing read off the screen accepts: all of them happen at the centre of its box."""
+VISION_ACTIONS = ("click", "input", "press_key", "hover", "scroll")
+"""What a thing read off the screen accepts: all of them happen at the centre of its box
+(``scroll`` scrolls what scrolls under it: a panel holding a canvas, or else the page)."""
+_AXES = {"up": ("y", -1), "down": ("y", 1), "left": ("x", -1), "right": ("x", 1)}
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,18 @@ class Screen:
             x, y = await self._page.evaluate("[scrollX, scrollY]")
         return (x, y)
 
+    async def scroll_at(
+        self, point: tuple[float, float], direction: str, pixels: int | None
+    ) -> tuple[int, int]:
+        """Scroll what scrolls under ``point`` (CSS px of the viewport) along ``direction``
+        by ``pixels`` or a screen of it; how far it moved."""
+        axis, sign = _AXES[direction]
+        request = {"x": point[0], "y": point[1], "axis": axis, "sign": sign, "pixels": pixels}
+        with translate("scroll"):
+            result = await self._page.evaluate(SCROLL_AT_SCRIPT, request)
+        before, after = result["before"], result["after"]
+        return (round(after[0] - before[0]), round(after[1] - before[1]))
+
     async def settled_shot(self) -> tuple[Shot, ScreenChange | None]:
         """A screenshot once two in a row agree (a canvas may repaint over several frames),
         and, if the screen never stops changing, the region that keeps moving."""
@@ -113,9 +129,13 @@ class Screen:
             last = now
 
     async def marked(self, elements: tuple[Element, ...]) -> bytes:
-        """A screenshot with a dashed box and a numbered badge on each element in view."""
+        """A screenshot with a dashed box and a numbered badge on each element in view, each
+        badge beside its element's first line of text and off every text on the page."""
         shot = await self.shot()
-        return await asyncio.to_thread(draw_marks, shot.png, marks_for(elements), scale=shot.scale)
+        with translate("measuring the text on the page"):
+            texts = text_boxes(await self._page.evaluate(TEXT_BOXES_SCRIPT))
+        marks = marks_for(elements, texts)
+        return await asyncio.to_thread(draw_marks, shot.png, marks, scale=shot.scale, texts=texts)
 
     async def observe(
         self,
@@ -139,6 +159,10 @@ class Screen:
                 caption = await asyncio.to_thread(captioner.caption, shot.png)
             except VisionModelError as exc:  # OCR alone still serves
                 notes = (f"no caption: {exc}",)
+        # What the picture cannot show: the page, or a panel on it, going on past its edges.
+        with translate("measuring what lies past the screen"):
+            extent = await self._page.evaluate(EXTENT_SCRIPT, MIN_SHARE)
+        notes = (*notes, *extent_notes(extent))
         read = f"vision:{uuid.uuid4().hex}"
         # Readings of an earlier document can never be acted on again: forget them.
         earlier = {k: t for k, t in self._targets.items() if t.document == document}

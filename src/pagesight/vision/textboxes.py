@@ -1,0 +1,90 @@
+"""Where the text is on screen: the box of every visible line of text, read from the page.
+
+Set-of-marks badges must never cover text, and sit beside their element's first line; both
+need the lines themselves, which only the page's layout knows. One small script, run when
+the screenshot is taken, measures each text node's line boxes (``Range.getClientRects``)
+where they are in view and not clipped away, plus the boxes of text fields and selects
+(their text is not in text nodes). Same-origin iframes and open shadow roots are included.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+TEXT_BOXES_SCRIPT = """() => {
+  const out = [];
+  const FIELDS = new Set(["input", "textarea", "select"]);
+  const NO_TEXT = new Set(["hidden", "checkbox", "radio"]);  // inputs that show no text
+  const SKIP = new Set(["script", "style", "template", "noscript", "head"]);
+  const filter = { acceptNode: (n) => n.nodeType === 1 && SKIP.has(n.localName)
+    ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT };
+  // view: the part of the top viewport this document shows, in its own coordinates.
+  function walk(doc, root, dx, dy, view) {
+    const win = doc.defaultView;
+    const clips = new Map();  // element -> the rectangle it is visible in, or null (hidden)
+    function clipOf(el) {
+      if (!el) return view;
+      if (clips.has(el)) return clips.get(el);
+      const up = el.parentElement || (el.parentNode && el.parentNode.host) || null;
+      let clip = clipOf(up);
+      const st = win.getComputedStyle(el);
+      if (!clip || st.visibility === "hidden" || st.opacity === "0" || st.display === "none") {
+        clip = null;
+      } else if (st.overflowX !== "visible" || st.overflowY !== "visible") {
+        const r = el.getBoundingClientRect();
+        clip = [Math.max(clip[0], r.left), Math.max(clip[1], r.top),
+                Math.min(clip[2], r.right), Math.min(clip[3], r.bottom)];
+      }
+      clips.set(el, clip);
+      return clip;
+    }
+    function add(r, clip) {
+      const left = Math.max(r.left, clip[0]), top = Math.max(r.top, clip[1]);
+      const right = Math.min(r.right, clip[2]), bottom = Math.min(r.bottom, clip[3]);
+      if (right - left >= 1 && bottom - top >= 1) {
+        out.push([left + dx, top + dy, right - left, bottom - top]);
+      }
+    }
+    const range = doc.createRange();
+    const shows = NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT;
+    const walker = doc.createTreeWalker(root, shows, filter);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.nodeType === 3) {
+        if (!/\\S/.test(node.data)) continue;
+        range.selectNodeContents(node);
+        // Out of view first (cheap, and most of a long page): styles only for what is in it.
+        const rects = [...range.getClientRects()].filter((r) =>
+          r.right > view[0] && r.left < view[2] && r.bottom > view[1] && r.top < view[3]);
+        if (!rects.length) continue;
+        const clip = clipOf(node.parentElement);
+        if (clip) for (const r of rects) add(r, clip);
+        continue;
+      }
+      if (node.shadowRoot) walk(doc, node.shadowRoot, dx, dy, clipOf(node) || [0, 0, 0, 0]);
+      const tag = node.localName;
+      if (FIELDS.has(tag) && !(tag === "input" && NO_TEXT.has(node.type))) {
+        const clip = clipOf(node);
+        if (clip) add(node.getBoundingClientRect(), clip);
+      } else if (tag === "iframe") {
+        let inner = null;
+        try { inner = node.contentDocument; } catch (e) { inner = null; }  // cross-origin
+        const clip = clipOf(node);
+        if (inner && inner.documentElement && clip) {
+          const r = node.getBoundingClientRect();
+          const ox = r.left + node.clientLeft, oy = r.top + node.clientTop;
+          const inView = [Math.max(clip[0], r.left) - ox, Math.max(clip[1], r.top) - oy,
+                          Math.min(clip[2], r.right) - ox, Math.min(clip[3], r.bottom) - oy];
+          walk(inner, inner.documentElement, dx + ox, dy + oy, inView);
+        }
+      }
+    }
+  }
+  walk(document, document.documentElement, 0, 0, [0, 0, innerWidth, innerHeight]);
+  return out;
+}"""
+"""Evaluated in the top frame: a list of [x, y, width, height] in CSS px of the viewport."""
+
+
+def text_boxes(raw: Any) -> list[tuple[float, float, float, float]]:
+    """The script's answer as boxes (x, y, width, height in CSS px)."""
+    return [(float(x), float(y), float(w), float(h)) for x, y, w, h in raw]
