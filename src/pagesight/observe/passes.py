@@ -112,6 +112,9 @@ def elements(nodes: tuple[Node, ...]) -> tuple[Element, ...]:
                     href=node.href,
                     context=group or heading[0],
                     markup=node.markup,
+                    name_hint=node.name_hint,
+                    placeholder=node.placeholder,
+                    hinted_states=frozenset(node.hinted_states),
                 )
             )
         inner = group
@@ -238,7 +241,7 @@ def _prune(nodes: tuple[Node, ...], wanted: set[int]) -> tuple[Node, ...]:
 
 
 def _shown(el: Element) -> tuple[object, ...]:
-    return (el.role, el.name, el.value, el.states, el.options)
+    return (el.role, el.name, el.name_hint, el.value, el.placeholder, el.states, el.options)
 
 
 def diff(
