@@ -332,10 +332,11 @@
   // A state the page shows only through its own class names ("selected", "is-active"), where
   // neither ARIA nor the native control says anything: a hint, as the walker marks it.
   function classState(el, tag, role, states) {
+    const hinted = HINTS.stateOf(el, role); // one class-attribute test for most controls
+    if (!hinted || states.includes(hinted)) return "";
     if (el.hasAttribute("aria-selected") || el.hasAttribute("aria-pressed") || el.hasAttribute("aria-current") ||
         el.hasAttribute("aria-checked") || tag === "option" || (tag === "input" && (el.type === "checkbox" || el.type === "radio"))) return "";
-    const hinted = HINTS.stateOf(el, role);
-    return hinted && !states.includes(hinted) ? hinted : "";
+    return hinted;
   }
 
   // --- occlusion -------------------------------------------------------------------------------
