@@ -94,8 +94,9 @@
   // A file name as words: "/img/search-icon.png?v=2" -> "search icon".
   function fileWords(url) {
     if (!url || /^data:/i.test(url)) return "";
-    const last = url.split(/[?#]/)[0].split("/").pop() || "";
-    return words(decodeURIComponent(last.replace(/%(?![0-9a-f]{2})/gi, "")).replace(/\.[a-z0-9]+$/i, ""), false);
+    let last = url.split(/[?#]/)[0].split("/").pop() || "";
+    try { last = decodeURIComponent(last); } catch (e) { /* a stray "%": keep it as written */ }
+    return words(last.replace(/\.[a-z0-9]+$/i, ""), false);
   }
 
   // An SVG sprite reference: <use href="#icon-search"> or "sprite.svg#icon-search".
