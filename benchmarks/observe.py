@@ -1,12 +1,14 @@
 """Benchmark pagesight's observe against Playwright's aria snapshot, raw CDP and agent-browser.
 
-    .venv/bin/python benchmarks/observe.py [--repeat N] [--only NAME] [--json FILE] [--verbose]
+    .venv/bin/python benchmarks/observe.py [--repeat N] [--only NAME] [--group corpus]
+                                           [--json FILE] [--verbose]
 
 Pages: the fixtures in tests/pages, the saved real pages of shared/corpus/pages and a
 generated 5,000-element page, all served over HTTP on 127.0.0.1.  For each page:
 pagesight observe (full and interactive), Playwright `aria_snapshot()`, the raw CDP
-capture (DOMSnapshot + full AX tree), recall against ground_truth.js, and
-agent-browser `snapshot -i` when it can run here.  It is a measurement: exits 0
+capture (DOMSnapshot + full AX tree), recall against ground_truth.js, how many
+controls have no name or only a hint name, and agent-browser `snapshot -i` when it
+can run here.  It is a measurement: exits 0
 whatever the targets say.
 """
 
@@ -39,6 +41,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         default=[],
         metavar="NAME",
         help="only pages whose name contains NAME (repeatable, or comma-separated)",
+    )
+    p.add_argument(
+        "--group",
+        action="append",
+        default=[],
+        choices=(serve.FIXTURE, serve.REAL, serve.BIG),
+        help="only this group of pages: fixture, corpus or 5k (repeatable)",
     )
     p.add_argument("--json", type=Path, metavar="FILE", help="write all raw figures to FILE")
     p.add_argument("--verbose", action="store_true", help="list the first recall misses per page")
@@ -138,6 +147,8 @@ def run(args: argparse.Namespace) -> tuple[list[report.PageResult], dict[str, An
     results: list[report.PageResult] = []
     with tempfile.TemporaryDirectory(prefix="pagesight-bench-") as tmp:
         pages = serve.stage(Path(tmp))
+        if args.group:
+            pages = [p for p in pages if p.group in args.group]
         if args.only:
             names = [n for arg in args.only for n in arg.split(",") if n]
             pages = [p for p in pages if any(n in p.name for n in names)]

@@ -64,6 +64,12 @@ class PageResult:
                 "interactive_tokens": ps.interactive_tokens,
                 "full_elements": len(ps.full_items),
                 "interactive_elements": len(ps.interactive_items),
+                "names": ps.names
+                and {
+                    "controls": ps.names.controls,
+                    "unnamed": ps.names.unnamed,
+                    "hinted": ps.names.hinted,
+                },
             },
             "aria": peer
             and {"ms": peer.aria_ms, "tokens": peer.aria_tokens, "chars": peer.aria_chars},
@@ -142,6 +148,13 @@ def print_table(results: Sequence[PageResult], out: TextIO, verbose: bool) -> No
             print(f"{r.spec.name[:16]:<16}{cells}", file=out)
             for err in r.errors:
                 print(f"   ! {err}", file=out)
+            if verbose and r.ps and r.ps.names:
+                n = r.ps.names
+                print(
+                    f"   names: {n.unnamed} of {n.controls} controls without a name,"
+                    f" {n.hinted} with only a hint",
+                    file=out,
+                )
             if verbose:
                 for label, rec in (("full", r.recall_full), ("interactive", r.recall_interactive)):
                     if rec and rec.misses:
@@ -202,6 +215,7 @@ def print_summary(
         summary[key] = figures
         shown = ", ".join(f"{k} {_f(v, '.2f')}" for k, v in figures.items())
         print(f"  {label}: {shown}", file=out)
+    summary["names"] = _print_names(real, out)
     print("targets", file=out)
     for name, (key, lim_real, lim_big) in TARGETS.items():
         if key == "ab_x" and ab_why:
@@ -214,3 +228,20 @@ def print_summary(
                 {"target": name, "where": where, "value": v, "limit": lim, "verdict": verdict}
             )
     return summary
+
+
+def _print_names(real: Sequence[PageResult], out: TextIO) -> dict[str, Any] | None:
+    """The share of the corpus pages' controls without a name and with only a hint name,
+    pooled over the pages (each control counts once)."""
+    names = [r.ps.names for r in real if r.ps and r.ps.names]
+    controls = sum(n.controls for n in names)
+    if not controls:
+        return None
+    unnamed = sum(n.unnamed for n in names) / controls
+    hinted = sum(n.hinted for n in names) / controls
+    print(
+        f"  corpus names ({len(names)} pages, {controls} controls): {unnamed:.1%} without a"
+        f" name, {hinted:.1%} with only a hint name (guessed from markup)",
+        file=out,
+    )
+    return {"controls": controls, "unnamed_share": unnamed, "hinted_share": hinted}

@@ -30,6 +30,31 @@ class PagesightFigures:
     interactive_tokens: int = 0
     full_items: list[recall.Item] = field(default_factory=list)
     interactive_items: list[recall.Item] = field(default_factory=list)
+    names: Names | None = None
+
+
+@dataclass
+class Names:
+    """How the controls of a page are named: by the page, by a hint guessed from markup, or not
+    at all. Controls are the elements that take a click, text or a choice (frames and scroll
+    containers are places, not controls)."""
+
+    controls: int = 0
+    unnamed: int = 0
+    hinted: int = 0
+
+    @classmethod
+    def of(cls, elements: Any) -> Names:
+        out = cls()
+        for el in elements:
+            if not {"click", "input", "select"} & set(el.actions):
+                continue
+            out.controls += 1
+            if not el.name:
+                out.unnamed += 1
+            elif getattr(el, "name_hint", False):  # absent in versions before hint names
+                out.hinted += 1
+        return out
 
 
 @dataclass
@@ -129,6 +154,8 @@ def measure_pagesight(
     fig.interactive_ms, obs = peers.timed(lambda: observe("interactive"), repeat)
     fig.interactive_tokens = int(obs.tokens)
     progress("pagesight elements with bounds")
-    fig.full_items = _items(_observe_with_bounds(page, "full", mode).elements)
+    full = _observe_with_bounds(page, "full", mode).elements
+    fig.full_items = _items(full)
+    fig.names = Names.of(full)
     fig.interactive_items = _items(_observe_with_bounds(page, "interactive", mode).elements)
     return opened

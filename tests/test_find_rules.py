@@ -210,6 +210,12 @@ def test_ties_then_visible_then_enabled_then_in_viewport_then_document_order() -
     assert _ranked("go", [hidden, disabled, below, first, second]) == [4, 5, 3, 2, 1]
 
 
+def test_ties_go_to_a_given_name_before_a_hint_guessed_from_markup() -> None:
+    hinted = Element(id=1, role="button", name="search", name_hint=True)
+    given = Element(id=2, role="button", name="Search")
+    assert _ranked("search button", [hinted, given]) == [2, 1]
+
+
 def test_weights_live_in_one_place() -> None:
     assert {f for f in vars(WEIGHTS)} == {
         "whole",

@@ -16,8 +16,8 @@ rules add points, with the weights in :data:`WEIGHTS`:
 
 The fields are the element's shown text, accessible name, aria-label, placeholder, name, id,
 title, alt, role and input type. Ties go to an element whose whole name is the query, then to
-visible, enabled, in-viewport ones, then to document order. ``observe(focus=…)`` ranks with
-the same :class:`Query`.
+a name the page gave over a hint guessed from markup, then visible, enabled, in-viewport ones,
+then to document order. ``observe(focus=…)`` ranks with the same :class:`Query`.
 """
 
 from __future__ import annotations
@@ -420,9 +420,11 @@ class Index:
         self._by_role: dict[str, list[int]] = {}
         for i, t in enumerate(self.targets):
             self._by_role.setdefault(t.role, []).append(i)
-        # The tie-breaks after the exact name: visible, enabled, in the viewport.
+        # The tie-breaks after the exact name: a name the page gave (not one guessed from its
+        # markup), visible, enabled, in the viewport.
         self._ties = tuple(
             (
+                el.name_hint,
                 el.hidden_in_container or "aria-hidden" in el.states,
                 "disabled" in el.states,
                 el.offscreen,
@@ -432,7 +434,8 @@ class Index:
 
     def rank(self, q: Query) -> list[tuple[float, int]]:
         """(score, index) of every element that scores, best first: by score, then an exact
-        name, then visible, enabled and in-viewport elements, then document order."""
+        name, then a given (not hinted) name, then visible, enabled and in-viewport elements,
+        then document order."""
         targets = self.targets
         if not q.atoms and not q.roles:  # stop words only ("the"): nothing to narrow by
             scored = [(s, i) for i, t in enumerate(targets) if (s := score(q, t)) > 0]
@@ -495,7 +498,8 @@ def describe(el: Element) -> str:
 
     ``searchbox "搜索" <input type="search" name="q" placeholder="搜索"> in "简体中文"``
     """
-    parts = [f'{el.role} "{el.name}"' if el.name else el.role]
+    hint = "~" if el.name_hint else ""
+    parts = [f'{el.role} {hint}"{el.name}"' if el.name else el.role]
     if el.markup is not None:
         attrs = "".join(f' {k}="{_short(v)}"' for k, v in el.markup.attributes)
         parts.append(f"<{el.markup.tag}{attrs}>")

@@ -72,13 +72,27 @@ class Element:
     markup: Markup | None = None
     """Tag, key attributes and a unique selector path; set when observed with
     ``include={"selector"}`` (and always by ``page.find``)."""
+    name_hint: bool = False
+    """The page gave it no name: ``name`` is a guess from its markup (an icon class, an SVG
+    sprite, an image file, an id or test id, the text beside it), shown ``~"name"``."""
+    placeholder: str | None = None
+    """The placeholder an empty, labelled field shows (when it differs from the name)."""
+    hinted_states: frozenset[str] = frozenset()
+    """Those of ``states`` read from the page's own class names (``selected``, ``active``…)
+    where ARIA says nothing: a hint, like ``name_hint``."""
 
     def to_dict(self, include: frozenset[str] = frozenset()) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "role": self.role, "name": self.name}
+        if self.name_hint:
+            out["name_hint"] = True
         if self.value is not None:
             out["value"] = self.value
+        if self.placeholder is not None:
+            out["placeholder"] = self.placeholder
         if self.states:
             out["states"] = sorted(self.states)
+        if self.hinted_states:
+            out["hinted_states"] = sorted(self.hinted_states)
         out["actions"] = list(self.actions)
         if self.options:
             out["options"] = list(self.options)

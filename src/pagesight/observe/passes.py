@@ -113,6 +113,9 @@ def elements(nodes: tuple[Node, ...]) -> tuple[Element, ...]:
                     context=group or heading[0],
                     error=node.error,
                     markup=node.markup,
+                    name_hint=node.name_hint,
+                    placeholder=node.placeholder,
+                    hinted_states=frozenset(node.hinted_states),
                 )
             )
         inner = group
@@ -239,7 +242,16 @@ def _prune(nodes: tuple[Node, ...], wanted: set[int]) -> tuple[Node, ...]:
 
 
 def _shown(el: Element) -> tuple[object, ...]:
-    return (el.role, el.name, el.value, el.states, el.options, el.error)
+    return (
+        el.role,
+        el.name,
+        el.name_hint,
+        el.value,
+        el.placeholder,
+        el.states,
+        el.options,
+        el.error,
+    )
 
 
 def diff(

@@ -1,8 +1,9 @@
 """Render an Observation as outline text, a legend, or a JSON-ready dict.
 
 Outline: one node a line, two spaces of indent per level; ``[id]`` only on what can be acted on;
-a name in quotes, a value after ``: ``, states in brackets. Text lines are the text itself
-(quoted only where it could be mistaken for structure).
+a name in quotes (``~"name"`` when it is a hint guessed from markup), a value after ``: ``, an
+empty field's ``placeholder="…"``, states in brackets. Text lines are the text itself (quoted
+only where it could be mistaken for structure).
 """
 
 from __future__ import annotations
@@ -83,6 +84,8 @@ def _element_line(el: Element, include: frozenset[str]) -> str:
         states=_states(el.states, el.hidden_in_container, el.error),
         options=el.options,
         extras=_extras(el.bounds, el.href, include),
+        name_hint=el.name_hint,
+        placeholder=el.placeholder,
     )
 
 
@@ -117,6 +120,8 @@ def _node_lines(node: Node, depth: int, lines: list[str], include: frozenset[str
             states=_states(node.states, _marked_offscreen(node), node.error),
             options=node.options,
             extras=_extras(node.bounds, node.href, include),
+            name_hint=node.name_hint,
+            placeholder=node.placeholder,
         )
     )
     for child in node.children:
@@ -132,13 +137,17 @@ def _line(
     states: list[str],
     options: tuple[str, ...],
     extras: str,
+    name_hint: bool = False,
+    placeholder: str | None = None,
 ) -> str:
     parts = [f"[{id}] {role}" if id is not None else role]
     if name:
-        parts.append(_quote(name))
+        parts.append(("~" if name_hint else "") + _quote(name))
     text = " ".join(parts)
     if value is not None:
         text += f": {value}"
+    if placeholder is not None:
+        text += f" placeholder={_quote(placeholder)}"
     if options:
         text += f" options=[{', '.join(options)}]"
     if states:
@@ -207,6 +216,8 @@ def _inline(node: Node) -> str:
         states=_states(node.states, _marked_offscreen(node), node.error),
         options=node.options,
         extras="",
+        name_hint=node.name_hint,
+        placeholder=node.placeholder,
     )
 
 
@@ -232,14 +243,20 @@ def _node_dict(node: Node, include: frozenset[str]) -> dict[str, Any]:
         out["id"] = node.id
     if node.name:
         out["name"] = node.name
+    if node.name_hint:
+        out["name_hint"] = True
     if node.value is not None:
         out["value"] = node.value
+    if node.placeholder is not None:
+        out["placeholder"] = node.placeholder
     if node.level is not None:
         out["level"] = node.level
     if node.states:
         out["states"] = list(node.states)
     if node.error is not None:
         out["error"] = node.error
+    if node.hinted_states:
+        out["hinted_states"] = list(node.hinted_states)
     if node.offscreen:
         out["offscreen"] = True
     if node.options:

@@ -38,6 +38,12 @@ class Node:
     error: str | None = None
     """The browser's validation message of a field in the ``invalid`` state."""
     markup: Markup | None = None
+    name_hint: bool = False
+    """The name was guessed from markup (an icon class, an id, nearby text), not given."""
+    placeholder: str | None = None
+    """An empty labelled field's placeholder, where it says more than the name."""
+    hinted_states: tuple[str, ...] = ()
+    """Those of ``states`` read from the page's class names ("selected", "active"), not ARIA."""
 
     @property
     def is_text(self) -> bool:
@@ -94,4 +100,7 @@ def _node(item: Any, *, doc: str, frame: str | None, id_of: IdOf, hosts: tuple[s
         range=(item["min"], item["max"]) if "min" in item else None,
         error=item.get("er"),
         markup=markup,
+        name_hint=bool(item.get("nh")),
+        placeholder=item.get("ph"),
+        hinted_states=tuple(item.get("hs", ())),
     )

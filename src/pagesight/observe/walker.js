@@ -9,7 +9,9 @@
 //   {r, n, v, s, i, c, ...}      role, name, value, states, local id (if actionable), children
 //   extra keys: b bounds [x,y,w,h] (top-level viewport CSS px), o offscreen, sc local id of the
 //   scroll container, opts option labels, lv heading level, h href, fk frame key (cross-origin
-//   iframe placeholder), fu frame url, er the browser's validation message of an invalid field.
+//   iframe placeholder), fu frame url, er the browser's validation message of an invalid field,
+//   nh the name is a hint guessed from markup, ph the placeholder of an empty labelled field,
+//   hs the states among s hinted by class names.
 (() => {
   const KEY = Symbol.for("pagesight.walker");
   if (globalThis[KEY]) return globalThis[KEY];
@@ -29,6 +31,8 @@
     return win[HOOKS];
   }
   const hooks = hooksOf(globalThis);
+  // Names and states guessed from markup (hints.js, sent and installed just before this).
+  const HINTS = globalThis[Symbol.for("pagesight.hints")];
 
   const ELEMENT = 1;
   const TEXT = 3;
@@ -260,6 +264,17 @@
     return "";
   }
 
+  // What an empty field shows in place of a value (a placeholder, an editor's aria-placeholder
+  // or Quill's data-placeholder); only fields that take text have one.
+  function placeholderOf(el, tag, role) {
+    let ph = null;
+    if (tag === "input" || tag === "textarea") ph = el.getAttribute("placeholder");
+    else if (role === "textbox" || role === "searchbox" || role === "combobox") {
+      ph = el.getAttribute("aria-placeholder") || (el.isContentEditable ? el.getAttribute("data-placeholder") : null);
+    }
+    return ph ? norm(ph) : "";
+  }
+
   function valueOf(el, tag, role) {
     if (tag === "input") {
       const type = el.type;
@@ -332,6 +347,16 @@
     if (!("validity" in el)) return false;
     return el.matches(":user-invalid") ||
       (hooksOf(el.ownerDocument.defaultView).invalidFields.has(el) && !el.validity.valid);
+  }
+
+  // A state the page shows only through its own class names ("selected", "is-active"), where
+  // neither ARIA nor the native control says anything: a hint, as the walker marks it.
+  function classState(el, tag, role, states) {
+    const hinted = HINTS.stateOf(el, role); // one class-attribute test for most controls
+    if (!hinted || states.includes(hinted)) return "";
+    if (el.hasAttribute("aria-selected") || el.hasAttribute("aria-pressed") || el.hasAttribute("aria-current") ||
+        el.hasAttribute("aria-checked") || tag === "option" || (tag === "input" && (el.type === "checkbox" || el.type === "radio"))) return "";
+    return hinted;
   }
 
   // --- occlusion -------------------------------------------------------------------------------
@@ -774,21 +799,42 @@
     }
     // A real control is named as browsers name it, hidden label text included ("Cart (3
     // items)", an icon button's ".sr-only" text); a clickable by what it shows.
-    if (!name && fromContent) name = (kind.strong ? hiddenLabel(el) : "") || flatText(own || items);
+    // A name guessed from markup is a hint (``nh``), marked so that a model knows it is a guess.
+    let hint = false;
+    if (!name && fromContent) {
+      const spoken = kind.strong ? hiddenLabel(el) : "";
+      name = spoken || flatText(own || items);
+      // Shown but hidden from screen readers: an icon font's glyph or ligature ("more_vert").
+      if (!spoken && name && kind.strong && el.querySelector('[aria-hidden="true"]')) {
+        name = HINTS.glyph(name);
+        hint = true;
+      }
+    }
     if (!name) name = fallbackName(el, tag);
     if (!name && tag === "a") {
       const href = el.getAttribute("href") || ""; // an unlabelled image link: where it goes
       if (!/^(javascript:|#)/i.test(href)) name = cap(href, 60);
     }
     if (!name && look.transparent && el.parentElement) name = cap(norm(el.parentElement.innerText || ""), 80);
+    if (!name) {
+      name = HINTS.nameOf(el, tag, role, style);
+      hint = Boolean(name);
+    }
     const node = { r: role, n: cap(name, MAX_NAME), i: localId(el) };
     if (kind.listens) ownListener.add(node);
+    if (hint) node.nh = 1;
     const v = valueOf(el, tag, role);
     if (v !== undefined) node.v = cap(v, 400);
+    else if (name) {
+      const ph = placeholderOf(el, tag, role);
+      if (ph && ph !== name) node.ph = cap(ph, MAX_NAME); // an empty labelled field shows its placeholder
+    }
     const options = tag === "select" ? el.options : tag === "input" && el.list ? el.list.options : null;
     if (options) node.opts = optionLabels(options);
     if (tag === "input" && el.type === "range") { node.min = el.min || "0"; node.max = el.max || "100"; }
     const st = statesOf(el, tag, ctx);
+    const hinted = classState(el, tag, role, st);
+    if (hinted) { st.push(hinted); node.hs = [hinted]; }
     if (st.length) node.s = st;
     if (node.s && node.s.includes("invalid") && el.validationMessage) node.er = cap(norm(el.validationMessage), MAX_NAME);
     if (wantHref && tag === "a" && el.href) node.h = el.href; // resolving URLs is not free

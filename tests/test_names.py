@@ -1,0 +1,184 @@
+"""Names and states a page gives only through its markup: hint names (``~"name"``) for unnamed
+controls, placeholders of empty labelled fields, names from label titles, editor groups and
+untied labels beside a field, and chosen items shown by class names (issue 9, §2)."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import StaticServer
+from pagesight import Browser, Element, Observation
+
+
+def _line(obs: Observation, element: Element) -> str:
+    """The outline line of ``element`` (without its indent)."""
+    found = [
+        line.strip()
+        for line in obs.text().splitlines()
+        if line.strip().startswith(f"[{element.id}] ")
+    ]
+    assert len(found) == 1, obs.text()
+    return found[0].split(" ", 1)[1]
+
+
+def _by_line(obs: Observation, shown: str) -> Element:
+    """The one element whose outline line, without its id, is ``shown``."""
+    found = [el for el in obs.elements if _line(obs, el) == shown]
+    assert len(found) == 1, f"no single element shown as {shown!r}:\n{obs.text()}"
+    return found[0]
+
+
+# --- hint names ---------------------------------------------------------------------------------
+
+
+def test_unnamed_controls_are_named_from_their_markup_as_hints(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = browser.open(server.url("names-hints.html"))
+    obs = page.observe()
+    for shown in (
+        'button ~"search"',  # <i class="fa fa-search"> in a submit button
+        'link ~"user menu toggle"',  # data-testid
+        'button ~"trash"',  # glyphicon-trash
+        'button ~"heart"',  # bi-heart
+        'button ~"more"',  # a Material ligature "more_vert" inside an aria-hidden icon
+        'button ~"download"',  # <use href="#icon-download">
+        'button ~"search icon"',  # <img src="img/search-icon.svg"> without alt
+        'button ~"bell"',  # a CSS background image
+        'combobox ~"page size": 20 a page options=[20 a page, 50 a page]',  # name="page_size"
+        'clickable ~"Share"',  # an SVG <title> in a listener-only span
+        'button ~"close"',  # icon-close
+    ):
+        el = _by_line(obs, shown)
+        assert el.name_hint, shown
+        assert el.to_dict()["name_hint"] is True
+    # A name the page gave is not a hint, and costs nothing more.
+    help_button = _by_line(obs, 'button "Help"')
+    assert not help_button.name_hint and "name_hint" not in help_button.to_dict()
+    assert _by_line(obs, 'searchbox "Search articles"').name_hint is False
+    tree = json.loads(obs.to_json())["tree"]
+    assert '"name": "trash", "name_hint": true' in json.dumps(tree)
+    page.close()
+
+
+def test_find_matches_a_hint_name_the_search_button_not_the_search_field(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = browser.open(server.url("names-hints.html"))
+    best = page.find("search button")[0]
+    assert (best.element.role, best.element.name, best.element.name_hint) == (
+        "button",
+        "search",
+        True,
+    )
+    assert best.description.startswith('button ~"search" <button')
+    assert best.selector is not None
+    # The selector find hands back is the page's icon-only submit button.
+    shown = page.playwright.evaluate(
+        "([path, sel]) => { const el = document.querySelector(sel);"
+        " return [el.localName, el.type, el.className]; }",
+        [best.path, best.selector],
+    )
+    assert shown == ["button", "submit", "search-submit"]
+    page.close()
+
+
+# --- placeholders -------------------------------------------------------------------------------
+
+
+def test_an_empty_labelled_field_shows_its_placeholder_until_it_has_a_value(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = browser.open(server.url("names-placeholder.html"))
+    obs = page.observe()
+    email = _by_line(obs, 'textbox "Card email" placeholder="name@example.com"')
+    assert email.placeholder == "name@example.com"
+    assert email.to_dict()["placeholder"] == "name@example.com"
+    _by_line(obs, 'textbox "Card number" placeholder="1234 1234 1234 1234"')
+    _by_line(obs, 'textbox "Delivery notes" placeholder="Leave it with the neighbour"')
+    # Not where there is a value, nor where the placeholder already is the name.
+    assert _by_line(obs, 'textbox "Name on card": Ada Lovelace').placeholder is None
+    assert _by_line(obs, 'textbox "Coupon code"').placeholder is None
+    assert _by_line(obs, 'textbox "ZIP code"').placeholder is None
+    assert obs.text().count("placeholder=") == 3
+
+    eff = page.act(email.id, "input", text="ada@example.org")
+    # The effect's delta: the value now, the placeholder before.
+    changed = [line for line in eff.observation.text().splitlines() if line.startswith("~ ")]
+    assert changed == [
+        f'~ [{email.id}] textbox "Card email": ada@example.org [focused] in "Payment details"'
+        ' (was textbox "Card email" placeholder="name@example.com")'
+    ]
+    assert eff.observation.element(email.id).placeholder is None
+    assert page.playwright.evaluate("document.getElementById('card-email').value") == (
+        "ada@example.org"
+    )
+    page.close()
+
+
+# --- names from where pages put them ------------------------------------------------------------
+
+
+def test_label_titles_editor_groups_and_untied_labels_name_fields_as_hints(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = browser.open(server.url("names-nearby.html"))
+    obs = page.observe()
+    # Radios whose label tile has only a title; a checkbox whose drawn box has only a title.
+    for shown in ('radio ~"Visa"', 'radio ~"Mastercard"', 'checkbox ~"I accept the terms"'):
+        assert _by_line(obs, shown).name_hint
+    # Editors: the label before the toolbar, the fieldset's legend, the labelled group.
+    _by_line(obs, 'textbox ~"Email Address" placeholder="you@example.com"')
+    _by_line(obs, 'textbox ~"Cover letter": Dear committee,')
+    _by_line(obs, 'textbox ~"References"')
+    # A shadow-DOM component's untied <label>, and its bare text before the input.
+    _by_line(obs, 'textbox ~"Promo code"')
+    _by_line(obs, 'textbox ~"Gift card"')
+    page.close()
+
+
+def test_find_returns_the_editor_named_by_the_label_before_it(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = browser.open(server.url("names-nearby.html"))
+    best = page.find("Email Address")[0]
+    assert (best.element.role, best.element.name) == ("textbox", "Email Address")
+    assert best.selector is not None
+    where = page.playwright.evaluate(
+        "sel => { const el = document.querySelector(sel);"
+        " return [el.className, el.parentElement.id]; }",
+        best.selector,
+    )
+    assert where == ["ql-editor ql-blank", "email-editor"]
+    page.close()
+
+
+# --- states from class names --------------------------------------------------------------------
+
+
+def test_a_card_chosen_by_its_class_shows_selected_after_the_click(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = browser.open(server.url("names-selected.html"))
+    obs = page.observe()
+    amex = _by_line(obs, 'clickable "Amex ending 0005"')
+    assert obs.text().count("[selected]") == 1  # the ARIA tab only
+    # ARIA first: an "active" tab that aria-selected says is not chosen stays unselected.
+    assert _by_line(obs, 'tab "New card"').hinted_states == frozenset()
+    assert _by_line(obs, 'tab "Saved cards" [selected]').hinted_states == frozenset()
+    # A list item marked active speaks for its one link.
+    payment = _by_line(obs, 'link "Payment" [current]')
+    assert payment.hinted_states == {"current"}
+
+    eff = page.act(amex.id, "click")
+    assert "no_op" not in eff.kinds, eff.text()
+    chosen = eff.observation.element(amex.id)
+    changed = [line for line in eff.observation.text().splitlines() if line.startswith("~ ")]
+    assert changed == [
+        f'~ [{amex.id}] clickable "Amex ending 0005" [selected] in "Choose a card"'
+        ' (was clickable "Amex ending 0005")'
+    ]
+    assert chosen.hinted_states == {"selected"}
+    assert chosen.to_dict()["hinted_states"] == ["selected"]
+    assert page.playwright.evaluate("document.body.dataset.chosen") == "amex"
+    page.close()
