@@ -36,6 +36,8 @@ class Node:
     frame: str | None = None
     range: tuple[str, str] | None = None
     markup: Markup | None = None
+    upload: bool = False
+    """A file input, or a control beside a hidden one that it opens: ``upload`` applies."""
 
     @property
     def is_text(self) -> bool:
@@ -91,4 +93,5 @@ def _node(item: Any, *, doc: str, frame: str | None, id_of: IdOf, hosts: tuple[s
         frame=frame,
         range=(item["min"], item["max"]) if "min" in item else None,
         markup=markup,
+        upload=bool(item.get("up")),
     )

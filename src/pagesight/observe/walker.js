@@ -9,7 +9,7 @@
 //   {r, n, v, s, i, c, ...}      role, name, value, states, local id (if actionable), children
 //   extra keys: b bounds [x,y,w,h] (top-level viewport CSS px), o offscreen, sc local id of the
 //   scroll container, opts option labels, lv heading level, h href, fk frame key (cross-origin
-//   iframe placeholder), fu frame url.
+//   iframe placeholder), fu frame url, up "upload" applies (a file input or what opens one).
 (() => {
   const KEY = Symbol.for("pagesight.walker");
   if (globalThis[KEY]) return globalThis[KEY];
@@ -108,7 +108,8 @@
 
   // --- roles, names, values, states -------------------------------------------------------------
   function inputRole(el) {
-    switch ((el.getAttribute("type") || "text").toLowerCase()) {
+    const type = (el.getAttribute("type") || "text").toLowerCase();
+    switch (type) {
       case "hidden": return null;
       case "checkbox": return "checkbox";
       case "radio": return "radio";
@@ -116,6 +117,8 @@
       case "number": return "spinbutton";
       case "search": return "searchbox";
       case "button": case "submit": case "reset": case "image": case "file": return "button";
+      // A date or time field says which: its value has that control's own format.
+      case "date": case "time": case "datetime-local": case "month": case "week": return type;
       default: return el.getAttribute("list") ? "combobox" : "textbox";
     }
   }
@@ -507,7 +510,7 @@
     else if (actionable && !shown) spliceInto(out, content, look.display); // only its visible insides count
     else if (kind.role === "heading") emitHeading(el, tag, look, items, content, ctx, out);
     else if (kind.role === "img") emitImage(el, tag, look, ctx, out);
-    else if (child.scrollerId !== null || (kind.role && !GENERIC.has(kind.role))) emitContainer(el, tag, look, kind, child, items, content, ctx, out);
+    else if (child.scrollerId !== null || (kind.role && !GENERIC.has(kind.role)) || dropZone(el)) emitContainer(el, tag, look, kind, child, items, content, ctx, out);
     else return emitGeneric(el, look, items, content, ownText, out);
   }
 
@@ -559,8 +562,10 @@
     return !clips && (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1);
   }
 
+  // Click-like listeners, or draggable="true" (an HTML5 drag source such as a kanban card).
   function hasClickHandler(el) {
-    return typeof el.onclick === "function" || hooksOf(el.ownerDocument.defaultView).clickTargets.has(el);
+    return typeof el.onclick === "function" || el.getAttribute("draggable") === "true" ||
+      hooksOf(el.ownerDocument.defaultView).clickTargets.has(el);
   }
 
   // Role and interactivity: strong (a real control) or weak (acts as one: a listener, a
@@ -631,6 +636,7 @@
       inModal: ctx.inModal || el === ctx.modal,
       modal: ctx.modal,
       active: ctx.active, frames: ctx.frames, offset: ctx.offset, viewArea: ctx.viewArea,
+      fileInputs: ctx.fileInputs,
     };
   }
 
@@ -731,6 +737,7 @@
     if (tag === "input" && el.type === "range") { node.min = el.min || "0"; node.max = el.max || "100"; }
     const st = statesOf(el, tag, ctx);
     if (st.length) node.s = st;
+    if (opensFiles(el, tag, role, ctx)) node.up = 1;
     if (wantHref && tag === "a" && el.href) node.h = el.href; // resolving URLs is not free
     if (wantMarkup) addMarkup(node, el, flatText(items));
     if (scrollerId !== null) pushState(node, "scrollable");
@@ -739,6 +746,36 @@
     if (children.length) node.c = children;
     finishElement(node, look, ctx);
     return node;
+  }
+
+  // An HTML5 drop zone (a kanban column): it gets an id, so that a drag can be aimed at it.
+  function dropZone(el) {
+    const drops = hooksOf(el.ownerDocument.defaultView).dropTargets;
+    return typeof el.ondrop === "function" || Boolean(drops && drops.has(el));
+  }
+
+  function headingIn(el) {
+    const h = el.querySelector("h1, h2, h3, h4, h5, h6, legend, [role=heading]");
+    return h ? cap(norm(h.textContent || ""), 80) : "";
+  }
+
+  // Whether "upload" applies: a file input, or a button beside a hidden one it opens (the
+  // element, its parent or grandparent holds it; act.js finds the input by the same rule).
+  function opensFiles(el, tag, role, ctx) {
+    if (tag === "input") return el.type === "file";
+    if (!ctx.fileInputs.length || !(role === "button" || role === "link" || role === "clickable")) return false;
+    for (let n = el, up = 0; n && up < 3; n = n.parentElement, up++) {
+      for (const f of ctx.fileInputs) if (n.contains(f)) return true;
+    }
+    return false;
+  }
+
+  // The file inputs of a document that the page does not draw (a button or label opens them).
+  function undrawnFileInputs(doc) {
+    return Array.from(doc.querySelectorAll('input[type="file" i]')).filter((f) => {
+      const r = f.getBoundingClientRect();
+      return r.width < 2 || r.height < 2 || !f.checkVisibility({ visibilityProperty: true });
+    });
   }
 
   function emitHeading(el, tag, look, items, content, ctx, out) {
@@ -768,11 +805,12 @@
     // A note or alert that is one run of prose with inline links reads as one line, too.
     const prose = !content.includes(BREAK) && isProse(items);
     const node = { r: kind.role || "group", c: prose ? [{ r: "paragraph", c: items }] : items };
-    const name = externalName(el, tag);
+    const zone = dropZone(el);
+    const name = externalName(el, tag) || (zone ? headingIn(el) : "");
     if (name) node.n = cap(name, MAX_NAME);
-    if (child.scrollerId !== null) {
-      node.i = child.scrollerId;
-      pushState(node, "scrollable");
+    if (child.scrollerId !== null || zone) {
+      node.i = child.scrollerId !== null ? child.scrollerId : localId(el); // a drag can aim at a drop zone
+      if (child.scrollerId !== null) pushState(node, "scrollable");
       finishElement(node, look, ctx);
       if (wantMarkup) addMarkup(node, el, "");
     }
@@ -916,6 +954,7 @@
       invisible: false, inClickable: false, parentPointer: false, ariaHidden: false,
       modal, inModal: false,
       active: deepActive(doc), frames: ctx.frames, offset: ctx.offset, viewArea: vw * vh,
+      fileInputs: undrawnFileInputs(doc),
     };
     const out = [];
     const root = doc.body || doc.documentElement;
