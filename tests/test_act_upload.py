@@ -120,3 +120,21 @@ def test_upload_on_something_that_opens_no_chooser_says_so(
     with pytest.raises(ActionError) as info:
         page.act(idle.id, "upload", files=files["a.png"])
     assert info.value.reason == "unsupported_action" and "no file chooser" in str(info.value)
+
+
+def test_batch_steps_take_the_new_options(
+    page: Any, server: StaticServer, files: dict[str, Path]
+) -> None:
+    obs = _open(page, server)
+    result = page.batch(
+        [
+            (one(obs, "Resume").id, "upload", {"files": str(files["resume.txt"])}),
+            (one(obs, "Upload photos").id, "upload", {"files": [files["a.png"], files["b.png"]]}),
+        ]
+    )
+    assert [s.status for s in result.steps] == ["done", "done"]
+    assert [f["name"] for f in _seen(page, "photos")["files"]] == ["a.png", "b.png"]
+    assert result.effect is not None and result.effect.files == (files["a.png"], files["b.png"])
+    with pytest.raises(InvalidOption) as info:  # checked before any step runs
+        page.batch([(one(obs, "Resume").id, "upload", {"file": "x"})])
+    assert "files" in str(info.value)
