@@ -36,6 +36,18 @@ def test_a_date_picker_that_parses_on_keyup_ends_parsed(page: Any, server: Stati
     assert (before.value, after.value) == ("01/15/2000", "02/29/2000")
 
 
+def test_an_input_mask_listening_on_its_form_formats_what_is_typed(
+    page: Any, server: StaticServer
+) -> None:
+    phone = one(_open(page, server), "Phone", "textbox")
+    eff = page.act(phone.id, "input", text="5551234567")
+    assert _js(page, "document.getElementById('phone').value") == "(555) 123-4567"
+    # The Effect shows the value as the page left it, not as it was typed.
+    ((before, after),) = eff.values
+    assert (before.value, after.value) == (None, "(555) 123-4567")
+    assert "value [" in eff.text() and '"(555) 123-4567"' in eff.text()
+
+
 def test_keys_true_types_key_by_key_where_no_listener_is_seen(
     page: Any, server: StaticServer
 ) -> None:
