@@ -9,6 +9,7 @@ import pytest
 from conftest import StaticServer
 from pagesight import ActionError  # type: ignore[attr-defined, unused-ignore]
 from pagesight.act.dates import control_value
+from pagesight.vision.marks import kind_for_role
 from support import one
 
 
@@ -119,3 +120,8 @@ def test_human_dates_read_as_the_control_format(
 def test_impossible_dates_and_times_are_refused(typed: str, kind: str) -> None:
     with pytest.raises(ValueError):
         control_value(typed, kind)
+
+
+def test_set_of_marks_draws_date_fields_as_inputs() -> None:
+    for role in ("date", "time", "datetime-local", "month", "week"):
+        assert kind_for_role(role) == "input"
