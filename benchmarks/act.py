@@ -9,7 +9,12 @@ In one run, on generated pages served over HTTP on 127.0.0.1:
   click, sleep 1.2 s, read the page again (``page.observe``) — and whether each reported the
   truth (the Effect's kinds against what the page did);
 * the tokens of a delta observation (``observe(since=previous)``) against a full one after one
-  list item of a 200-element page changes.
+  list item of a 200-element page changes;
+* for the gestures — an upload through a styled label over a hidden file input, a drag of a
+  pointer-driven slider thumb, a press and hold on a hold-to-confirm button — the median time
+  to the reported Effect beside the same habit (the gesture through Playwright, sleep 1.2 s,
+  observe), and whether the Effect's kind and details told the truth (the page's own state
+  read afterwards). A hold cannot report before the hold ends: its floor is the hold itself.
 
 A measurement: it prints figures and ratios against the targets and exits 0 whatever they say.
 """
@@ -53,6 +58,48 @@ TARGET_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Archive
 """
 
 
+HOLD_S = 0.6
+GESTURE_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Gestures</title>
+<style>
+  .track { position: relative; width: 300px; height: 8px; background: #ccc; margin: 24px; }
+  .thumb { position: absolute; top: -8px; width: 24px; height: 24px; margin-left: -12px;
+           border-radius: 50%; background: #36c; }
+  .btn { display: inline-block; padding: 6px 12px; border: 1px solid #357; cursor: pointer; }
+</style></head>
+<body><h1>Gestures</h1>
+<label for="file" class="btn">Upload file</label><input type="file" id="file" hidden>
+<p id="uploaded">No file</p>
+<div class="track" id="track"><div class="thumb" id="thumb" role="slider" tabindex="0"
+  aria-label="Level" aria-valuenow="0" style="left: 0%"></div></div>
+<button type="button" id="hold">Hold to confirm</button><p id="held">Not confirmed</p>
+<script>
+  document.getElementById("file").addEventListener("change", (e) => {
+    document.getElementById("uploaded").textContent = "Uploaded " + e.target.files[0].name;
+  });
+  const thumb = document.getElementById("thumb"), track = document.getElementById("track");
+  thumb.addEventListener("pointerdown", (e) => {
+    thumb.setPointerCapture(e.pointerId);
+    const move = (ev) => {
+      const r = track.getBoundingClientRect();
+      const v = Math.round(Math.min(Math.max((ev.clientX - r.left) / r.width, 0), 1) * 100);
+      thumb.style.left = v + "%";
+      thumb.setAttribute("aria-valuenow", String(v));
+    };
+    thumb.addEventListener("pointermove", move);
+    thumb.addEventListener("pointerup", () => thumb.removeEventListener("pointermove", move));
+  });
+  let down = null;
+  const hold = document.getElementById("hold");
+  hold.addEventListener("pointerdown", () => { down = performance.now(); });
+  hold.addEventListener("pointerup", () => {
+    const held = performance.now() - down;
+    document.getElementById("held").textContent = held >= HOLD_MS ? "Confirmed" : "Too short";
+  });
+  const HOLD_MS = HOLD_MS_VALUE;
+</script></body></html>
+""".replace("HOLD_MS_VALUE", str(int(HOLD_S * 1000 * 0.8)))
+
+
 def list_page(items: int = 100) -> str:
     """A 200-element page: 100 items, each a link and a button; one button renames its item."""
     rows = "\n".join(
@@ -75,6 +122,8 @@ def stage(directory: Path) -> None:
     (directory / "act.html").write_text(ACT_PAGE, encoding="utf-8")
     (directory / "target.html").write_text(TARGET_PAGE, encoding="utf-8")
     (directory / "list.html").write_text(list_page(), encoding="utf-8")
+    (directory / "gestures.html").write_text(GESTURE_PAGE, encoding="utf-8")
+    (directory / "upload.txt").write_text("pagesight upload\n", encoding="utf-8")
 
 
 def element_id(obs: Observation, name: str) -> int:
@@ -115,6 +164,78 @@ def measure_fixed_wait(page: Page, base: str, runs: int) -> dict[str, list[float
     return out
 
 
+def _text(page: Page, element: str) -> str:
+    return str(page.playwright.evaluate(f"document.getElementById({element!r}).textContent"))
+
+
+def measure_gestures(
+    page: Page, base: str, upload: Path, runs: int
+) -> dict[str, list[tuple[float, bool]]]:
+    """(milliseconds to the reported effect, whether kind and details told the truth)."""
+    out: dict[str, list[tuple[float, bool]]] = {"upload": [], "drag": [], "hold": []}
+    for _ in range(runs):
+        for case, samples in out.items():
+            page.navigate(f"{base}/gestures.html")
+            obs = page.observe()
+            start = time.perf_counter()
+            if case == "upload":
+                effect = page.act(element_id(obs, "Upload file"), "upload", files=upload)
+                truthful = (
+                    "value_change" in effect.kinds
+                    and effect.files == (upload,)
+                    and _text(page, "uploaded") == f"Uploaded {upload.name}"
+                )
+            elif case == "drag":
+                effect = page.act(element_id(obs, "Level"), "drag", by=(150, 0))
+                moved = effect.moved
+                truthful = (
+                    "dom_change" in effect.kinds
+                    and moved is not None
+                    and moved.value_after == "50"
+                    and page.playwright.evaluate(
+                        "document.getElementById('thumb').getAttribute('aria-valuenow')"
+                    )
+                    == "50"
+                )
+            else:
+                effect = page.act(element_id(obs, "Hold to confirm"), "click", hold=HOLD_S)
+                truthful = "dom_change" in effect.kinds and "Confirmed" in effect.texts_added
+            samples.append(((time.perf_counter() - start) * 1000, truthful))
+    return out
+
+
+def measure_gestures_fixed_wait(
+    page: Page, base: str, upload: Path, runs: int
+) -> dict[str, list[float]]:
+    """The same gestures through Playwright, then sleep 1.2 s and observe."""
+    out: dict[str, list[float]] = {"upload": [], "drag": [], "hold": []}
+    for _ in range(runs):
+        for case, samples in out.items():
+            page.navigate(f"{base}/gestures.html")
+            page.observe()
+            pw = page.playwright
+            start = time.perf_counter()
+            if case == "upload":
+                pw.set_input_files("#file", str(upload))
+            elif case == "drag":
+                box = pw.locator("#thumb").bounding_box()
+                assert box is not None
+                x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+                pw.mouse.move(x, y)
+                pw.mouse.down()
+                pw.mouse.move(x + 150, y, steps=12)
+                pw.mouse.up()
+            else:
+                pw.hover("#hold")
+                pw.mouse.down()
+                time.sleep(HOLD_S)  # the hold itself
+                pw.mouse.up()
+            time.sleep(FIXED_WAIT_S)  # the habit being measured
+            page.observe(wait=0)
+            samples.append((time.perf_counter() - start) * 1000)
+    return out
+
+
 def measure_delta(page: Page, base: str) -> tuple[int, int, int]:
     """Tokens of the full observation, of the delta after one item changes, and elements."""
     page.navigate(f"{base}/list.html")
@@ -139,6 +260,9 @@ def main(argv: list[str] | None = None) -> int:
             ours = measure_effects(page, base, args.runs)
             fixed = measure_fixed_wait(page, base, max(3, args.runs // 3))
             full_tokens, delta_tokens, elements = measure_delta(page, base)
+            upload = Path(tmp) / "upload.txt"
+            gestures = measure_gestures(page, base, upload, args.runs)
+            gestures_fixed = measure_gestures_fixed_wait(page, base, upload, max(3, args.runs // 3))
     print(f"click -> reported effect, median of {args.runs} runs (fixed wait: click, sleep 1.2 s,")
     print("observe again)")
     print(f"{'case':<16} {'pagesight':>10} {'fixed wait':>11} {'ratio':>7} {'truthful':>9}")
@@ -150,6 +274,20 @@ def main(argv: list[str] | None = None) -> int:
             f"{case:<16} {ms:>8.0f}ms {base_ms:>9.0f}ms {ms / base_ms:>6.2f}x "
             f"{right:>5}/{len(samples)}"
         )
+    print()
+    print(f"gesture -> reported effect, median of {args.runs} runs (fixed wait: the gesture")
+    print(f"through Playwright, sleep 1.2 s, observe again; a hold lasts {HOLD_S * 1000:.0f} ms)")
+    print(f"{'case':<16} {'pagesight':>10} {'fixed wait':>11} {'ratio':>7} {'truthful':>9}")
+    for case, samples in gestures.items():
+        ms = statistics.median(s[0] for s in samples)
+        base_ms = statistics.median(gestures_fixed[case])
+        right = sum(s[1] for s in samples)
+        print(
+            f"{case:<16} {ms:>8.0f}ms {base_ms:>9.0f}ms {ms / base_ms:>6.2f}x "
+            f"{right:>5}/{len(samples)}"
+        )
+    hold_ms = statistics.median(s[0] for s in gestures["hold"])
+    print(f"hold beyond the hold itself: {hold_ms - HOLD_S * 1000:.0f} ms")
     in_page = statistics.median(s[0] for s in ours["in-page change"])
     no_op = statistics.median(s[0] for s in ours["no-op"])
     share = delta_tokens / full_tokens

@@ -4,12 +4,14 @@
 // object of functions; Python calls them as `(el, arg) => (<this file>).name(el, arg)`.
 ({
   // The facts an action is validated against. With `reveal`, an element out of view is first
-  // scrolled to the middle of its scroll containers and the viewport.
+  // scrolled to the middle of its scroll containers and the viewport; with "in-place", where
+  // the pointer would reach it is found without scrolling (a drag's drop target).
   check(el, reveal) {
     if (!el.isConnected) return { connected: false };
     const tag = el.localName;
     const field = ["input", "select", "textarea"].includes(tag);
     const target = this.pointerTarget(el);
+    const file = this.fileInput(el);
     const facts = {
       connected: true,
       tag,
@@ -20,7 +22,12 @@
       readonly: ((tag === "input" || tag === "textarea") && el.readOnly) || el.getAttribute("aria-readonly") === "true",
       editable: this.editable(el),
       scrollable: this.scrollable(el),
-      multiple: tag === "select" && el.multiple,
+      type: tag === "input" ? (el.getAttribute("type") || "text").toLowerCase() : "",
+      multiple: (tag === "select" || tag === "input") && el.multiple,
+      // A file input, or the nearest hidden one a button or label opens (its chooser).
+      files: file ? { multiple: file.multiple, direct: file === el } : null,
+      keys: this.hearsKeys(el),
+      lang: ((el.closest("[lang]") || el.ownerDocument.documentElement).getAttribute("lang") || "").toLowerCase(),
       options: tag === "select" ? Array.from(el.options, (o) => o.label || o.text || o.value) : [],
       cover: null,
       point: null,
@@ -28,12 +35,13 @@
     if (!facts.visible || !reveal) return facts;
     const win = el.ownerDocument.defaultView;
     const r = target.getBoundingClientRect();
-    if (r.top < 0 || r.left < 0 || r.bottom > win.innerHeight || r.right > win.innerWidth) {
+    const inPlace = reveal === "in-place";
+    if (!inPlace && (r.top < 0 || r.left < 0 || r.bottom > win.innerHeight || r.right > win.innerWidth)) {
       target.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
       facts.scrolled = true;
     }
     let hit = this.reach(target, el);
-    if (!hit.point && !facts.scrolled) {
+    if (!hit.point && !facts.scrolled && !inPlace) {
       // Clipped by a scroll container, or in a frame below the fold: scrolling brings it
       // (and every frame around it) into view; then look again.
       target.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
@@ -126,7 +134,7 @@
   },
 
   // `<div class="modal-backdrop">` with a few words of its text: what a person would point at.
-  describe(el) {
+  describe(el, withText = true) {
     let out = "<" + el.localName;
     if (el.id) out += ` id="${el.id}"`;
     const classes = (el.getAttribute("class") || "").trim().split(/\s+/).filter(Boolean).slice(0, 3);
@@ -134,6 +142,7 @@
     const role = el.getAttribute("role");
     if (role) out += ` role="${role}"`;
     out += ">";
+    if (!withText) return out;
     const text = (el.innerText || "").trim().replace(/\s+/g, " ");
     if (text) out += ` "${text.length > 40 ? text.slice(0, 39) + "…" : text}"`;
     return out;
@@ -150,6 +159,62 @@
       return null;
     }
     return el.isContentEditable ? "text" : null;
+  },
+
+  // Whether the element or an element around it listens for keys (a date picker or an input
+  // mask parsing on keyup): then text is typed key by key, not inserted.
+  hearsKeys(el) {
+    const hooks = el.ownerDocument.defaultView[Symbol.for("pagesight.hooks")];
+    const listeners = hooks && hooks.keyTargets;
+    for (let n = el; n; n = n.parentElement || (n.getRootNode().host || null)) {
+      if (listeners && listeners.has(n)) return true;
+      if (typeof n.onkeydown === "function" || typeof n.onkeyup === "function" || typeof n.onkeypress === "function") return true;
+    }
+    return false;
+  },
+
+  // The file input an upload on this element sets: the element itself, a label's control, or
+  // a hidden file input inside the element or its parent or grandparent (a styled button that
+  // calls input.click()). The walker offers "upload" by the same rule.
+  fileInput(el) {
+    const isFile = (n) => n && n.localName === "input" && (n.getAttribute("type") || "").toLowerCase() === "file";
+    if (isFile(el)) return el;
+    if (el.localName === "label" && isFile(el.control)) return el.control;
+    for (let n = el, up = 0; n && up < 3; n = n.parentElement, up++) {
+      const found = Array.from(n.querySelectorAll('input[type="file" i]')).find((f) => this.undrawn(f));
+      if (found) return found;
+    }
+    return null;
+  },
+
+  // A control the page does not draw (display:none, hidden, a 1-px clip): another element
+  // stands in for it. The walker tells hidden file inputs apart the same way.
+  undrawn(el) {
+    const r = el.getBoundingClientRect();
+    return r.width < 2 || r.height < 2 || !el.checkVisibility({ visibilityProperty: true });
+  },
+
+  // Where a dragged element is: its box (this document's viewport), its place among its
+  // siblings, what holds it, and its value (a slider's).
+  where(el) {
+    if (!el.isConnected) return null;
+    const r = el.getBoundingClientRect();
+    const parent = el.parentElement;
+    const short = (n) => (n.innerText || n.textContent || "").trim().replace(/\s+/g, " ").slice(0, 30);
+    const siblings = parent ? Array.from(parent.children).filter((c) => this.visible(c, false)) : [];
+    const slider = el.closest('[role="slider"], input[type="range" i]') || el.querySelector('[role="slider"], input[type="range" i]');
+    const value = slider ? (slider.getAttribute("aria-valuetext") || slider.getAttribute("aria-valuenow") || slider.value || null) : null;
+    return {
+      box: [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)],
+      parent: parent ? this.describe(parent, false) : "",
+      order: siblings.length > 1 && siblings.length <= 12 ? siblings.map(short) : [],
+      value: value === null ? null : String(value),
+    };
+  },
+
+  // The value a date or time input holds now (to tell whether the page kept what was set).
+  valueNow(el) {
+    return typeof el.value === "string" ? el.value : "";
   },
 
   scrollable(el) {

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pagesight.observe.observation import Changes, Element, Observation
-from pagesight.observe.tree import Node
+from pagesight.observe.tree import Bounds, Node
 from pagesight.vision.diff import ScreenChange
 
 EffectKind = Literal[
@@ -67,6 +67,63 @@ class Dialog:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Moved:
+    """What a drag moved: the dragged element before it and once the page settled."""
+
+    box_before: Bounds
+    """x, y, width, height in CSS pixels of the element's own frame's viewport."""
+    box_after: Bounds | None
+    """``None`` when the element is gone (the page replaced it while handling the drop)."""
+    holder_before: str
+    """What held the element (``<ul id="todo">``); ``holder_after`` differs when it moved
+    into another list or column."""
+    holder_after: str
+    order_before: tuple[str, ...] = ()
+    """The texts of the element and its siblings, in order (lists of up to 12 items)."""
+    order_after: tuple[str, ...] = ()
+    value_before: str | None = None
+    """A slider's value (the dragged thumb's, or the slider around it)."""
+    value_after: str | None = None
+
+    @property
+    def changed(self) -> bool:
+        return (
+            self.box_after != self.box_before
+            or self.holder_after != self.holder_before
+            or self.order_after != self.order_before
+            or self.value_after != self.value_before
+        )
+
+    def text(self) -> str:
+        if self.box_after is None:
+            return "moved: the dragged element was replaced by the page"
+        parts = [f"box {_box(self.box_before)} -> {_box(self.box_after)}"]
+        if self.order_after != self.order_before:
+            parts.append(f"order {', '.join(self.order_before)} -> {', '.join(self.order_after)}")
+        if self.holder_after != self.holder_before:
+            parts.append(f"from {self.holder_before} into {self.holder_after}")
+        if self.value_after != self.value_before:
+            parts.append(f"value {self.value_before} -> {self.value_after}")
+        return "moved: " + "; ".join(parts)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "box_before": list(self.box_before),
+            "box_after": list(self.box_after) if self.box_after is not None else None,
+            "holder_before": self.holder_before,
+            "holder_after": self.holder_after,
+            "order_before": list(self.order_before),
+            "order_after": list(self.order_after),
+            "value_before": self.value_before,
+            "value_after": self.value_after,
+        }
+
+
+def _box(b: Bounds) -> str:
+    return f"{b[0]},{b[1]} {b[2]}x{b[3]}"
+
+
+@dataclass(frozen=True, kw_only=True)
 class Effect:
     """What an action did, as far as the browser could see. Each event is reported once."""
 
@@ -103,6 +160,10 @@ class Effect:
     restyled: tuple[str, ...] = ()
     """Which element near the one clicked (itself, an ancestor up to its card, a child) now
     looks different, and how: ``<div class="method">: border-color rgb(…) -> rgb(…)``."""
+    files: tuple[Path, ...] = ()
+    """The files an ``upload`` set on the file input."""
+    moved: Moved | None = None
+    """What a ``drag`` moved."""
     errors: tuple[str, ...] = field(default=())
     """What went wrong after the action ran (a failed download); empty when all is well."""
 
@@ -135,6 +196,10 @@ class Effect:
         )
         if self.scrolled is not None:
             lines.append(f"  scrolled by {self.scrolled[0]}, {self.scrolled[1]}")
+        if self.files:
+            lines.append(f"  files: {', '.join(f.name for f in self.files)}")
+        if self.moved is not None:
+            lines.append(f"  {self.moved.text()}")
         if self.screen is not None:
             x, y, w, h = self.screen.bounds
             lines.append(f"  screen: {self.screen.share:.1%} changed, around {x},{y} {w}x{h}")
@@ -210,6 +275,8 @@ class Effect:
                 if self.screen is not None
                 else None
             ),
+            "files": [str(f) for f in self.files],
+            "moved": self.moved.to_dict() if self.moved is not None else None,
             "errors": list(self.errors),
         }
 
@@ -242,6 +309,8 @@ class Seen:
     validation_stopped: bool = False
     """The browser's own form validation stopped a submit (``invalid`` events fired)."""
     restyled: tuple[str, ...] = ()
+    files: tuple[Path, ...] = ()
+    moved: Moved | None = None
 
 
 def classify(
@@ -273,13 +342,14 @@ def classify(
         reshaped = any(_shape(a) != _shape(b) for a, b in changes.changed)
         texts_added, texts_removed = _text_changes(before.tree, after.tree)
         moved_into_view = seen.scrolled is not None and seen.scrolled != (0, 0)
+        dragged = seen.moved is not None and seen.moved.changed
         if changes.added or changes.removed or reshaped or texts_added or texts_removed:
             kinds.append("dom_change")
-        elif seen.restyled:
-            kinds.append("dom_change")  # the element or its card looks different now
-        elif moved_into_view:
-            kinds.append("dom_change")  # what a person sees changed, though the DOM did not
-        if values:
+        elif seen.restyled or moved_into_view or dragged:
+            # What a person sees changed, though the DOM did not: the element or its card
+            # looks different, or something moved (into view, or where it was dragged).
+            kinds.append("dom_change")
+        if values or seen.files:  # files set on a hidden input are its value all the same
             kinds.append("value_change")
         focused = _newly_focused(before, after, element_id)
         if focused is not None:
@@ -314,6 +384,8 @@ def classify(
         restyled=seen.restyled if not new_document else (),
         scrolled=seen.scrolled,
         screen=seen.screen,
+        files=seen.files,
+        moved=seen.moved,
         errors=tuple(d.error for d in seen.downloads if d.error),
     )
 

@@ -1,27 +1,36 @@
 """Checking an action against the live element, then performing it with trusted input.
 
-Clicks, hovers and keys go through Playwright's mouse and keyboard (CDP ``Input.*``: trusted
-events, as from a person); text goes in through ``Input.insertText`` (trusted ``beforeinput``
-and ``input`` events), so framework listeners see what they would see from a person.
+Clicks, holds, drags, hovers and keys go through Playwright's mouse and keyboard (CDP
+``Input.*``: trusted events, as from a person); text goes in through ``Input.insertText``
+(trusted ``beforeinput`` and ``input`` events), or key by key when the field listens for keys,
+so framework listeners see what they would see from a person. Files go in through the file
+input (``DOM.setFileInputFiles``) or the file chooser a click opens.
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
+from pagesight.act import gestures
+from pagesight.act.dates import DATE_TYPES, FORMATS, control_value
+from pagesight.act.effect import Moved
 from pagesight.act.resolve import act_script, helper
+from pagesight.browser.cdp import CdpSession
 from pagesight.errors import ActionError, InvalidOption, StaleElement
 from pagesight.observe.observation import Element
 
-ActionName = Literal["click", "hover", "input", "input_submit", "press_key", "select", "scroll"]
+ActionName = Literal[
+    "click", "hover", "input", "input_submit", "press_key", "select", "scroll", "upload", "drag"
+]
 ACTIONS: tuple[ActionName, ...] = (
     "click",
     "hover",
@@ -30,7 +39,18 @@ ACTIONS: tuple[ActionName, ...] = (
     "press_key",
     "select",
     "scroll",
+    "upload",
+    "drag",
 )
+POINTER_ACTIONS = frozenset({"click", "hover", "upload", "drag"})
+"""Actions that put the pointer on the element: it is hit-tested again right before."""
+Button = Literal["left", "right", "middle"]
+_BUTTONS = ("left", "right", "middle")
+MAX_HOLD_S = 10.0
+"""The longest press-and-hold: hold-to-confirm buttons want a second or three."""
+MAX_COUNT = 3
+"""Clicks in a row: a double or a triple click (a word, a paragraph)."""
+MAX_DRAG_PX = 10_000
 Direction = Literal["up", "down", "left", "right"]
 _DIRECTIONS: dict[str, tuple[str, int]] = {
     "up": ("y", -1),
@@ -49,6 +69,8 @@ _NAMED_KEYS = frozenset(
         "Slash", "Backslash", "Semicolon", "Quote", "Backquote", "BracketLeft", "BracketRight",
     }
 )  # fmt: skip
+_CHOOSER_OPENERS = frozenset({"button", "link", "clickable", "a", "label"})
+"""What a click may open a file chooser from, when no file input is known beside it."""
 _CODE_KEY = re.compile(r"F([1-9]|1[0-9]|2[0-4])|Key[A-Z]|Digit[0-9]|Numpad[0-9]")
 POPUP_WAIT_S = 2.0
 _HAS_FOCUS = """(el) => {
@@ -67,6 +89,23 @@ class Args:
     values: tuple[str, ...] = ()
     direction: Direction | None = None
     pixels: int | None = None
+    files: tuple[Path, ...] = ()
+    hold: float | None = None
+    count: int = 1
+    button: Button = "left"
+    to: int | None = None
+    by: tuple[float, float] | None = None
+    keys: bool | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Performed:
+    """What an action did that two observations of the page do not show by themselves."""
+
+    scrolled: tuple[int, int] | None = None
+    files: tuple[Path, ...] = ()
+    moved: Callable[[], Awaitable[Moved]] | None = None
+    """For a drag: what moved, to be measured once the page has settled."""
 
 
 def check_args(
@@ -79,10 +118,22 @@ def check_args(
     values: str | Sequence[str] | None,
     direction: str | None,
     pixels: int | None,
+    files: str | Path | Sequence[str | Path] | None = None,
+    hold: float | None = None,
+    count: int = 1,
+    button: str = "left",
+    to: int | None = None,
+    by: Sequence[float] | None = None,
+    keys: bool | None = None,
 ) -> Args:
     """Raise :class:`InvalidOption` for arguments the action cannot use; else the tidy form."""
     if action in ("input", "input_submit") and not isinstance(text, str):
         raise InvalidOption("text", f"{action} needs text=, the string to type")
+    if keys is not None and (action not in ("input", "input_submit") or not isinstance(keys, bool)):
+        raise InvalidOption("keys", "keys= (True or False) goes with input and input_submit")
+    _check_click(action, hold=hold, count=count, button=button)
+    paths = _check_files(action, files)
+    shift = _check_drag(action, element_id, to=to, by=by)
     if action == "press_key":
         if not isinstance(key, str):
             raise InvalidOption("key", "press_key needs key=, such as 'Enter' or 'Control+A'")
@@ -109,7 +160,81 @@ def check_args(
         values=picked,
         direction=direction,  # type: ignore[arg-type]  # checked just above
         pixels=pixels,
+        files=paths,
+        hold=float(hold) if hold is not None else None,
+        count=count,
+        button=button,  # type: ignore[arg-type]  # checked in _check_click
+        to=to,
+        by=shift,
+        keys=keys,
     )
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _check_click(action: str, *, hold: float | None, count: int, button: str) -> None:
+    defaults = (("hold", hold, None), ("count", count, 1), ("button", button, "left"))
+    given = [name for name, value, default in defaults if value != default]
+    if given and action != "click":
+        raise InvalidOption(given[0], f"{given[0]}= goes with click, not {action}")
+    if hold is not None and (not _number(hold) or not 0 < hold <= MAX_HOLD_S):
+        raise InvalidOption(
+            "hold", f"hold must be seconds, more than 0 and at most {MAX_HOLD_S:g}, not {hold!r}"
+        )
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_COUNT:
+        raise InvalidOption("count", f"count must be 1, 2 or 3 clicks, not {count!r}")
+    if hold is not None and count != 1:
+        raise InvalidOption("hold", "hold is one long press; it does not go with count=")
+    if button not in _BUTTONS:
+        raise InvalidOption("button", f"button must be left, right or middle, not {button!r}")
+
+
+def _check_files(action: str, files: str | Path | Sequence[str | Path] | None) -> tuple[Path, ...]:
+    """Every file to upload, made absolute; each must exist before the page is touched."""
+    if files is None:
+        if action == "upload":
+            raise InvalidOption("files", "upload needs files=, a path or a list of paths")
+        return ()
+    if action != "upload":
+        raise InvalidOption("files", f"files= goes with upload, not {action}")
+    listed = [files] if isinstance(files, str | Path) else list(files)
+    if not listed or not all(isinstance(f, str | Path) for f in listed):
+        raise InvalidOption("files", f"files= takes a path or a list of paths, not {files!r}")
+    paths = tuple(Path(f).expanduser().resolve() for f in listed)
+    for given, path in zip(listed, paths, strict=True):
+        if not path.is_file():
+            raise InvalidOption(
+                "files", f"no file at {given} ({path}); give the path of an existing file"
+            )
+    return paths
+
+
+def _check_drag(
+    action: str, element_id: int | None, *, to: int | None, by: Sequence[float] | None
+) -> tuple[float, float] | None:
+    if action != "drag":
+        if to is not None or by is not None:
+            raise InvalidOption("to" if to is not None else "by", "to= and by= go with drag")
+        return None
+    if (to is None) == (by is None):
+        raise InvalidOption("to", "drag needs to= (an element id to drop on) or by=(dx, dy)")
+    if to is not None:
+        if isinstance(to, bool) or not isinstance(to, int):
+            raise InvalidOption("to", f"to= takes an element id, not {to!r}")
+        if to == element_id:
+            raise InvalidOption("to", f"to= names the dragged element [{to}] itself")
+        return None
+    pair = tuple(by) if isinstance(by, Sequence) and not isinstance(by, str) else ()
+    if len(pair) != 2 or not all(_number(v) for v in pair):
+        raise InvalidOption("by", f"by= takes (dx, dy) in CSS pixels, not {by!r}")
+    dx, dy = float(pair[0]), float(pair[1])
+    if (dx, dy) == (0, 0) or max(abs(dx), abs(dy)) > MAX_DRAG_PX:
+        raise InvalidOption(
+            "by", f"by= must move the element, at most {MAX_DRAG_PX} px each way, not {by!r}"
+        )
+    return (dx, dy)
 
 
 def check_key(key: str) -> None:
@@ -150,6 +275,9 @@ def refusal(
             actions=applicable,
         )
     unsupported = action not in ACTIONS
+    if action == "upload":  # a file input, or what opens one: its chooser takes the files
+        role = element.role if element is not None else facts["role"] or facts["tag"]
+        unsupported = facts["files"] is None and role not in _CHOOSER_OPENERS
     if action == "select":
         unsupported = facts["tag"] != "select" and facts["role"] not in ("combobox", "listbox")
     if action == "scroll" and args.direction is not None:
@@ -180,7 +308,33 @@ def refusal(
     several = action == "select" and len(args.values) > 1
     if several and facts["tag"] == "select" and not facts["multiple"]:
         raise InvalidOption("values", f"{what} takes one option, not {len(args.values)}")
+    chooser = facts.get("files")
+    if action == "upload" and len(args.files) > 1 and chooser and not chooser["multiple"]:
+        raise InvalidOption(
+            "files", f"{what} takes one file (its input is not multiple), not {len(args.files)}"
+        )
     return None
+
+
+def drop_refusal(
+    facts: dict[str, Any], args: Args, target_id: int, target: Element | None
+) -> ActionError | None:
+    """Why a drag cannot drop on ``target_id`` now: it is checked as the dragged element is
+    (there, visible, not covered), and must be in view with it."""
+    what = "the drop target " + _describe(target_id, target)
+    if not facts["connected"]:
+        return StaleElement(f"{what} is gone; observe again", element_id=target_id)
+    if facts["visible"] and facts["point"] is None and facts["cover"] is None:
+        return ActionError(
+            "not_visible",
+            f"{what} is not in view together with the dragged element; drag by=(dx, dy) "
+            "in steps, or scroll so both show",
+            element_id=target_id,
+        )
+    problem = refusal(facts, "hover", args, target_id, target)
+    if problem is None:
+        return None
+    return ActionError(problem.reason, f"{what}: {problem}", element_id=target_id)
 
 
 def _describe(element_id: int, element: Element | None) -> str:
@@ -203,25 +357,22 @@ async def perform(
     args: Args,
     timeout: float,
     element_id: int | None,
-) -> tuple[int, int] | None:
-    """Do the action; returns how far it scrolled for ``scroll``. Pointer actions go to the
-    point of ``facts`` (see :mod:`pagesight.act.pointer`)."""
+    session: CdpSession | None = None,
+) -> Performed:
+    """Do the action. Pointer actions go to the point of ``facts`` (see
+    :mod:`pagesight.act.pointer`); a drag to ``facts["drop"]``, the drop target's point."""
     ms = timeout * 1000
     point = facts.get("point") if facts else None
     if action in ("click", "hover"):
         # The mouse goes straight to the point just hit-tested, in top-level coordinates.
         assert point is not None and point["top"]
         if action == "click":
-            await page.mouse.click(point["vx"], point["vy"])
+            await gestures.click(page.mouse, point["vx"], point["vy"], args)
         else:
             await page.mouse.move(point["vx"], point["vy"])
     elif action in ("input", "input_submit"):
-        assert handle is not None and args.text is not None
-        if args.append:
-            await handle.evaluate(helper("caretToEnd"))
-            await page.keyboard.insert_text(args.text)
-        else:
-            await handle.fill(args.text, force=True, timeout=ms)
+        assert handle is not None and args.text is not None and element_id is not None
+        await _input(page, handle, facts, args, element_id=element_id, ms=ms)
         if action == "input_submit":
             await page.keyboard.press("Enter")
     elif action == "press_key":
@@ -246,8 +397,76 @@ async def perform(
                 page, handle=handle, facts=facts, wanted=args.values, element_id=element_id, ms=ms
             )
     elif action == "scroll":
-        return await _scroll(page, handle, args)
-    return None
+        return Performed(scrolled=await _scroll(page, handle, args))
+    elif action == "upload":
+        assert handle is not None and element_id is not None and point is not None
+        assert session is not None
+        await gestures.upload(
+            page, session, handle, facts, args.files, element_id=element_id, ms=ms
+        )
+        return Performed(files=args.files)
+    elif action == "drag":
+        assert handle is not None and point is not None and point["top"]
+        start = (point["vx"], point["vy"])
+        if args.by is not None:
+            end = (start[0] + args.by[0], start[1] + args.by[1])
+        else:
+            drop = facts["drop"]
+            end = (drop["vx"], drop["vy"])
+        return Performed(moved=await gestures.drag(page, handle, start, end))
+    return Performed()
+
+
+async def _input(
+    page: PlaywrightPage,
+    handle: ElementHandle,
+    facts: dict[str, Any],
+    args: Args,
+    *,
+    element_id: int,
+    ms: float,
+) -> None:
+    """Text into a field: a date or time in the control's own format; key by key when the
+    field (or an element around it) listens for keys, or ``keys=True``; else inserted."""
+    assert args.text is not None
+    kind = facts["type"]
+    if kind in DATE_TYPES:
+        await _input_date(
+            handle, args.text, kind=kind, lang=facts["lang"], element_id=element_id, ms=ms
+        )
+        return
+    by_key = args.keys if args.keys is not None else facts["keys"]
+    if args.append:
+        await handle.evaluate(helper("caretToEnd"))
+    elif by_key:
+        await handle.fill("", force=True, timeout=ms)  # focus, select all, Delete; then type
+    if by_key:
+        await page.keyboard.type(args.text)  # trusted keydown, keypress, input, keyup
+    elif args.append:
+        await page.keyboard.insert_text(args.text)
+    else:
+        await handle.fill(args.text, force=True, timeout=ms)
+
+
+async def _input_date(
+    handle: ElementHandle, text: str, *, kind: str, lang: str, element_id: int, ms: float
+) -> None:
+    takes = f"[{element_id}] {kind} takes {FORMATS[kind]}"
+    try:
+        value = control_value(text, kind, lang=lang)
+    except ValueError as exc:
+        raise ActionError(
+            "not_editable", f"{takes}; {text!r} reads as none: {exc}", element_id=element_id
+        ) from exc
+    await handle.fill(value, force=True, timeout=ms)
+    now = await handle.evaluate(helper("valueNow"))
+    if now != value:  # the page refused it (out of its step, a script put the old one back)
+        left = repr(now) if now else "empty"
+        raise ActionError(
+            "not_editable",
+            f"{takes}; {text!r} was set as {value!r} but the page left it {left}",
+            element_id=element_id,
+        )
 
 
 async def _select_native(

@@ -32,6 +32,13 @@ async def look(handle: ElementHandle, *, reveal: bool) -> dict[str, Any]:
     return facts
 
 
+async def look_in_place(handle: ElementHandle) -> dict[str, Any]:
+    """The element's facts now, with where the pointer would reach it without scrolling."""
+    with translate("checking the element"):
+        facts: dict[str, Any] = await handle.evaluate(helper("check"), "in-place")
+    return facts
+
+
 async def to_top(page: PlaywrightPage, handle: ElementHandle, facts: dict[str, Any]) -> None:
     """Complete ``facts["point"]`` with top-level coordinates when the page-side check could
     not (a cross-origin frame in between); sets ``facts["cover"]`` if the top document has

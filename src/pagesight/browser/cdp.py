@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -58,6 +58,12 @@ class CdpSession:
         with translate(method):
             reply: dict[str, Any] = await self._session.send(method, params or {})
         return reply
+
+    def on(self, event: str, handler: Callable[[dict[str, Any]], None]) -> None:
+        self._session.on(event, handler)
+
+    def off(self, event: str, handler: Callable[[dict[str, Any]], None]) -> None:
+        self._session.remove_listener(event, handler)
 
     async def frame_context(self, frame_id: str) -> int | None:
         """The main-world execution context of a frame living in this target, if any."""

@@ -7,13 +7,14 @@ import contextlib
 import time
 from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
-from pagesight.act import looks
+from pagesight.act import gestures, looks
 from pagesight.act.batch import BatchResult, parse_steps, run_batch
 from pagesight.act.effect import Effect, NewTab, Seen, classify
 from pagesight.act.events import (
@@ -23,8 +24,17 @@ from pagesight.act.events import (
     PageEvents,
     save_downloads,
 )
-from pagesight.act.perform import Args, check_args, perform, refusal, still_connected
-from pagesight.act.pointer import look, to_top
+from pagesight.act.perform import (
+    POINTER_ACTIONS,
+    Args,
+    Performed,
+    check_args,
+    drop_refusal,
+    perform,
+    refusal,
+    still_connected,
+)
+from pagesight.act.pointer import look, look_in_place, to_top
 from pagesight.act.resolve import Resolver
 from pagesight.act.settle import document_token, settle
 from pagesight.browser.cdp import CdpSession, translate
@@ -405,18 +415,31 @@ class AsyncPage:
         values: str | Sequence[str] | None = None,
         direction: str | None = None,
         pixels: int | None = None,
+        files: str | Path | Sequence[str | Path] | None = None,
+        hold: float | None = None,
+        count: int = 1,
+        button: str = "left",
+        to: int | None = None,
+        by: Sequence[float] | None = None,
+        keys: bool | None = None,
         wait: float = 5.0,
         timeout: float = 10.0,
     ) -> Effect:
         """Act on element ``element_id`` of an observation and report what that changed.
 
-        ``action`` is ``click``, ``hover``, ``input`` (``text=``; replaces the value, or adds
-        to it with ``append=True``), ``input_submit`` (input, then Enter), ``press_key``
-        (``key="Enter"``, ``"Control+A"``; ``element_id=None`` sends it to whatever has focus),
-        ``select`` (``values=`` one or several labels or values, for a native select or an ARIA
-        combobox or listbox) or ``scroll`` (``direction=`` up/down/left/right by a screen or
-        ``pixels=``, of a scroll container or, with ``element_id=None``, the page; with no
-        direction, the element is scrolled into view).
+        ``action`` is ``click`` (``count=2`` for a double click, ``button="right"`` or
+        ``"middle"``, ``hold=SECONDS`` to press and hold), ``hover``, ``input`` (``text=``;
+        replaces the value, or adds to it with ``append=True``; typed key by key when the
+        field or an element around it listens for keys, or with ``keys=True``; a date or time
+        input takes its own format or a human one, such as ``05/01/2025`` or ``1:45 pm``),
+        ``input_submit`` (input, then Enter), ``press_key`` (``key="Enter"``,
+        ``"Control+A"``; ``element_id=None`` sends it to whatever has focus), ``select``
+        (``values=`` one or several labels or values, for a native select or an ARIA combobox
+        or listbox), ``scroll`` (``direction=`` up/down/left/right by a screen or ``pixels=``,
+        of a scroll container or, with ``element_id=None``, the page; with no direction, the
+        element is scrolled into view), ``upload`` (``files=`` a path or several, on a file
+        input or the button or label that opens one) or ``drag`` (``to=`` the id to drop on,
+        or ``by=(dx, dy)`` in CSS pixels).
 
         The id is resolved again now: an element that is gone, hidden, covered, disabled or
         read-only raises :class:`~pagesight.errors.ActionError` (``reason`` says which) and
@@ -433,6 +456,13 @@ class AsyncPage:
             values=values,
             direction=direction,
             pixels=pixels,
+            files=files,
+            hold=hold,
+            count=count,
+            button=button,
+            to=to,
+            by=by,
+            keys=keys,
         )
         check_times(wait=wait, timeout=timeout)
         work = self._act(element_id, action, args, wait=wait, timeout=timeout)
@@ -486,7 +516,7 @@ class AsyncPage:
             return await self._act_on_screen(element_id, spot, action, args, timeout=timeout)
         if element_id is None:
 
-            async def keys_or_scroll() -> tuple[int, int] | None:
+            async def keys_or_scroll() -> Performed:
                 return await perform(
                     self._page,
                     handle=None,
@@ -499,32 +529,52 @@ class AsyncPage:
 
             return await self._run(action, None, keys_or_scroll, timeout=timeout)
         handle = await self._resolver.element(element_id)
+        # A drag's drop target is resolved (and checked, below) like the element itself.
+        drop = await self._resolver.element(args.to) if args.to is not None else None
         try:
-            return await self._act_on(handle, element_id, action, args, timeout=timeout)
+            return await self._act_on(handle, element_id, action, args, drop, timeout=timeout)
         finally:
             with contextlib.suppress(PlaywrightError):  # a page gone takes its handles along
                 await handle.dispose()
+                if drop is not None:
+                    await drop.dispose()
 
     async def _act_on(
-        self, handle: ElementHandle, element_id: int, action: str, args: Args, *, timeout: float
+        self,
+        handle: ElementHandle,
+        element_id: int,
+        action: str,
+        args: Args,
+        drop: ElementHandle | None,
+        *,
+        timeout: float,
     ) -> Effect:
         facts = await look(handle, reveal=action != "scroll")
         element: Element | None = None
+        target: Element | None = None
 
         def refuse(before: Observation) -> None:
-            nonlocal element
+            nonlocal element, target
             element = next((e for e in before.elements if e.id == element_id), None)
+            target = next((e for e in before.elements if e.id == args.to), None)
             problem = refusal(facts, action, args, element_id, element)
             if problem is not None:
                 raise problem
 
-        async def do() -> tuple[int, int] | None:
+        async def do() -> Performed:
             nonlocal facts
-            if action in ("click", "hover"):
+            if action in POINTER_ACTIONS:
                 # A fresh look right before the pointer moves: the page may have shifted.
+                if drop is not None:  # the drop target into view, then the dragged element
+                    await look(drop, reveal=True)
                 facts = await look(handle, reveal=True)
                 await to_top(self._page, handle, facts)
                 problem = refusal(facts, action, args, element_id, element)
+                if problem is None and drop is not None and args.to is not None:
+                    drop_facts = await look_in_place(drop)  # both in view, if they fit
+                    await to_top(self._page, drop, drop_facts)
+                    problem = drop_refusal(drop_facts, args, args.to, target)
+                    facts["drop"] = drop_facts["point"]
                 if problem is not None:
                     raise problem
             if action == "click":
@@ -540,6 +590,7 @@ class AsyncPage:
                     args=args,
                     timeout=timeout,
                     element_id=element_id,
+                    session=await self._session() if action == "upload" else None,
                 )
             except PlaywrightError as exc:
                 if not await still_connected(handle):
@@ -595,12 +646,16 @@ class AsyncPage:
         x, y = spot.centre(await self._screen.scroll())  # the page may have scrolled since
         keyboard = self._page.keyboard
 
-        async def do() -> tuple[int, int] | None:
+        async def do() -> Performed | None:
             if action == "scroll" and args.direction is not None:
-                return await self._screen.scroll_at((x, y), args.direction, args.pixels)
+                moved = await self._screen.scroll_at((x, y), args.direction, args.pixels)
+                return Performed(scrolled=moved)
             with translate(action):
                 if action == "hover":
                     await self._page.mouse.move(x, y)
+                    return None
+                if action == "click":
+                    await gestures.click(self._page.mouse, x, y, args)
                     return None
                 await self._page.mouse.click(x, y)  # input and keys go where a click puts focus
                 if action in ("input", "input_submit") and args.text is not None:
@@ -615,7 +670,7 @@ class AsyncPage:
         self,
         action: str,
         element_id: int | None,
-        do: Callable[[], Awaitable[tuple[int, int] | None]],
+        do: Callable[[], Awaitable[Performed | None]],
         *,
         wait: float = 0.0,
         timeout: float,
@@ -639,7 +694,7 @@ class AsyncPage:
         target_id = await self._target_id()
         opened = self._browser.openings.by(target_id)
         since = time.monotonic()
-        scrolled = await do()
+        done = await do() or Performed()
         settled = await settle(
             self._page,
             self._network,
@@ -649,7 +704,9 @@ class AsyncPage:
             timeout=timeout,
         )
         tabs = self._browser.openings.by(target_id) - opened
-        seen = await self._seen(mark, scrolled, tabs=tabs, deadline=since + timeout)
+        seen = await self._seen(mark, done.scrolled, tabs=tabs, deadline=since + timeout)
+        moved = await done.moved() if done.moved is not None else None
+        seen = replace(seen, files=done.files, moved=moved)
         if restyled is not None:
             seen = replace(seen, restyled=await restyled())
         now, moving = await self._screen.settled_shot() if shot is not None else (None, None)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from pagesight.errors import InvalidOption
 from pagesight.observe.markup import Markup
+from pagesight.observe.observation import DATE_ROLES
 
 if TYPE_CHECKING:
     from pagesight.observe.observation import Element
@@ -102,7 +103,7 @@ def _words(spelled: str, roles: frozenset[str]) -> dict[str, frozenset[str]]:
 # All but the search-field words say only what kind of element is meant, so they are taken out
 # of the query's text: in "用户名输入框" the 输入 must not match a placeholder "请输入验证码".
 _SEARCH_FIELD_WORDS = "search box|searchbox|search field|搜索框|搜尋框|検索ボックス|検索欄|검색창"
-_FIELDS = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
+_FIELDS = frozenset({"textbox", "searchbox", "combobox", "spinbutton", *DATE_ROLES})
 _ROLE_WORDS: dict[str, frozenset[str]] = {
     **_words("button|btn|按钮|按鈕|ボタン|버튼", frozenset({"button"})),
     **_words("link|链接|連結|鏈接|リンク|링크", frozenset({"link"})),
@@ -125,6 +126,7 @@ _ROLE_WORDS: dict[str, frozenset[str]] = {
         frozenset({"menuitem", "menuitemcheckbox", "menuitemradio"}),
     ),
     **_words("slider|滑块|スライダー|슬라이더", frozenset({"slider"})),
+    **_words("date picker|datepicker", frozenset(DATE_ROLES)),
     **_words("iframe|frame|框架|フレーム|프레임", frozenset({"iframe"})),
 }
 _LATIN_ROLE_WORDS = {

@@ -1,5 +1,5 @@
 // Installed before the page's own scripts (an init script in every frame), so pagesight can
-// later see what the DOM does not expose: which elements got click-like listeners, which
+// later see what the DOM does not expose: which elements got click-like or key listeners, which
 // closed shadow roots exist, and whether the page is still settling (short timers pending,
 // recent DOM mutations). Everything is kept in closures and weak collections; nothing is
 // added to the DOM.
@@ -7,8 +7,11 @@
   const KEY = Symbol.for("pagesight.hooks");
   if (globalThis[KEY]) return;
   const clickTargets = new WeakSet();
+  const keyTargets = new WeakSet(); // elements that listen for keys: typing must send them
+  const dropTargets = new WeakSet(); // HTML5 drop zones: a drag can be aimed at them
   const closedRoots = new WeakMap();
   const CLICKISH = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup", "touchstart", "dblclick"]);
+  const KEYISH = new Set(["keydown", "keyup", "keypress"]);
   const ELEMENT_NODE = 1;
   // A timer this short is the page finishing what it started (a render, a debounce), not a
   // poll; readiness waits for it.
@@ -16,7 +19,11 @@
 
   const addEventListener = EventTarget.prototype.addEventListener;
   EventTarget.prototype.addEventListener = function (type, listener, options) {
-    if (this && this.nodeType === ELEMENT_NODE && CLICKISH.has(type)) clickTargets.add(this);
+    if (this && this.nodeType === ELEMENT_NODE) {
+      if (CLICKISH.has(type)) clickTargets.add(this);
+      else if (KEYISH.has(type)) keyTargets.add(this);
+      else if (type === "drop") dropTargets.add(this);
+    }
     return addEventListener.call(this, type, listener, options);
   };
 
@@ -79,6 +86,8 @@
   Object.defineProperty(globalThis, KEY, {
     value: {
       clickTargets,
+      keyTargets,
+      dropTargets,
       closedRoots,
       invalidFields,
       invalidEvents: () => invalidEvents,

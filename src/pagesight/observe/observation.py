@@ -23,7 +23,9 @@ View = Literal["full", "interactive"]
 Format = Literal["outline", "json", "legend"]
 INCLUDABLE = frozenset({"bounds", "href", "selector"})
 
-# The actions each role accepts; every visible element can also be hovered.
+DATE_ROLES = ("date", "time", "datetime-local", "month", "week")
+"""The roles of date and time inputs: each is the input's type, whose format its value has."""
+# The actions each role accepts; every visible element can also be hovered and dragged.
 _ACTIONS: dict[str, tuple[str, ...]] = {
     "textbox": ("click", "input", "input_submit", "press_key"),
     "searchbox": ("click", "input", "input_submit", "press_key"),
@@ -32,16 +34,19 @@ _ACTIONS: dict[str, tuple[str, ...]] = {
     "listbox": ("select", "press_key"),
     "slider": ("click", "input", "press_key"),
     "iframe": (),
+    **dict.fromkeys(DATE_ROLES, ("click", "input", "input_submit", "press_key")),
 }
 
 
-def actions_for(role: str, states: Iterable[str]) -> tuple[str, ...]:
-    """The actions that apply to an element of this role in these states."""
+def actions_for(role: str, states: Iterable[str], *, upload: bool = False) -> tuple[str, ...]:
+    """The actions that apply to an element of this role in these states; ``upload`` for a
+    file input or a control that opens a hidden one."""
     base = _ACTIONS.get(role, ("click",))
     extra = ("scroll",) if "scrollable" in states else ()
     if role == "group" and extra:
         base = ()
-    return (*base, "hover", *extra)
+    files = ("upload",) if upload else ()
+    return (*base, *files, "hover", "drag", *extra)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -44,6 +44,8 @@ class Node:
     """An empty labelled field's placeholder, where it says more than the name."""
     hinted_states: tuple[str, ...] = ()
     """Those of ``states`` read from the page's class names ("selected", "active"), not ARIA."""
+    upload: bool = False
+    """A file input, or a control beside a hidden one that it opens: ``upload`` applies."""
 
     @property
     def is_text(self) -> bool:
@@ -103,4 +105,5 @@ def _node(item: Any, *, doc: str, frame: str | None, id_of: IdOf, hosts: tuple[s
         name_hint=bool(item.get("nh")),
         placeholder=item.get("ph"),
         hinted_states=tuple(item.get("hs", ())),
+        upload=bool(item.get("up")),
     )

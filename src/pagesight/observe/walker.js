@@ -11,7 +11,8 @@
 //   scroll container, opts option labels, lv heading level, h href, fk frame key (cross-origin
 //   iframe placeholder), fu frame url, er the browser's validation message of an invalid field,
 //   nh the name is a hint guessed from markup, ph the placeholder of an empty labelled field,
-//   hs the states among s hinted by class names.
+//   hs the states among s hinted by class names, up "upload" applies (a file input or what
+//   opens one).
 (() => {
   const KEY = Symbol.for("pagesight.walker");
   if (globalThis[KEY]) return globalThis[KEY];
@@ -123,7 +124,8 @@
 
   // --- roles, names, values, states -------------------------------------------------------------
   function inputRole(el) {
-    switch ((el.getAttribute("type") || "text").toLowerCase()) {
+    const type = (el.getAttribute("type") || "text").toLowerCase();
+    switch (type) {
       case "hidden": return null;
       case "checkbox": return "checkbox";
       case "radio": return "radio";
@@ -131,6 +133,8 @@
       case "number": return "spinbutton";
       case "search": return "searchbox";
       case "button": case "submit": case "reset": case "image": case "file": return "button";
+      // A date or time field says which: its value has that control's own format.
+      case "date": case "time": case "datetime-local": case "month": case "week": return type;
       default: return el.getAttribute("list") ? "combobox" : "textbox";
     }
   }
@@ -554,7 +558,7 @@
     else if (actionable && !shown) spliceInto(out, content, look.display); // only its visible insides count
     else if (kind.role === "heading") emitHeading(el, tag, look, items, content, ctx, out);
     else if (kind.role === "img") emitImage(el, tag, look, ctx, out);
-    else if (child.scrollerId !== null || (kind.role && !GENERIC.has(kind.role))) emitContainer(el, tag, look, kind, child, items, content, ctx, out);
+    else if (child.scrollerId !== null || (kind.role && !GENERIC.has(kind.role)) || dropZone(el)) emitContainer(el, tag, look, kind, child, items, content, ctx, out);
     else return emitGeneric(el, look, items, content, ownText, out);
   }
 
@@ -608,8 +612,10 @@
     return !clips && (el.scrollWidth > el.clientWidth + 1 || el.scrollHeight > el.clientHeight + 1);
   }
 
+  // Click-like listeners, or draggable="true" (an HTML5 drag source such as a kanban card).
   function hasClickHandler(el) {
-    return typeof el.onclick === "function" || hooksOf(el.ownerDocument.defaultView).clickTargets.has(el);
+    return typeof el.onclick === "function" || el.getAttribute("draggable") === "true" ||
+      hooksOf(el.ownerDocument.defaultView).clickTargets.has(el);
   }
 
   // Role and interactivity: strong (a real control) or weak (acts as one: a listener, a
@@ -690,6 +696,7 @@
       inModal: ctx.inModal || el === ctx.modal,
       modal: ctx.modal,
       active: ctx.active, frames: ctx.frames, offset: ctx.offset, viewArea: ctx.viewArea,
+      fileInputs: ctx.fileInputs,
     };
   }
 
@@ -837,6 +844,7 @@
     if (hinted) { st.push(hinted); node.hs = [hinted]; }
     if (st.length) node.s = st;
     if (node.s && node.s.includes("invalid") && el.validationMessage) node.er = cap(norm(el.validationMessage), MAX_NAME);
+    if (opensFiles(el, tag, role, ctx)) node.up = 1;
     if (wantHref && tag === "a" && el.href) node.h = el.href; // resolving URLs is not free
     if (wantMarkup) addMarkup(node, el, flatText(items));
     if (scrollerId !== null) pushState(node, "scrollable");
@@ -870,6 +878,36 @@
     return field !== null;
   }
 
+  // An HTML5 drop zone (a kanban column): it gets an id, so that a drag can be aimed at it.
+  function dropZone(el) {
+    const drops = hooksOf(el.ownerDocument.defaultView).dropTargets;
+    return typeof el.ondrop === "function" || Boolean(drops && drops.has(el));
+  }
+
+  function headingIn(el) {
+    const h = el.querySelector("h1, h2, h3, h4, h5, h6, legend, [role=heading]");
+    return h ? cap(norm(h.textContent || ""), 80) : "";
+  }
+
+  // Whether "upload" applies: a file input, or a button beside a hidden one it opens (the
+  // element, its parent or grandparent holds it; act.js finds the input by the same rule).
+  function opensFiles(el, tag, role, ctx) {
+    if (tag === "input") return el.type === "file";
+    if (!ctx.fileInputs.length || !(role === "button" || role === "link" || role === "clickable")) return false;
+    for (let n = el, up = 0; n && up < 3; n = n.parentElement, up++) {
+      for (const f of ctx.fileInputs) if (n.contains(f)) return true;
+    }
+    return false;
+  }
+
+  // The file inputs of a document that the page does not draw (a button or label opens them).
+  function undrawnFileInputs(doc) {
+    return Array.from(doc.querySelectorAll('input[type="file" i]')).filter((f) => {
+      const r = f.getBoundingClientRect();
+      return r.width < 2 || r.height < 2 || !f.checkVisibility({ visibilityProperty: true });
+    });
+  }
+
   function emitHeading(el, tag, look, items, content, ctx, out) {
     const name = externalName(el, tag) || flatText(items);
     if (!name || look.invisible) {
@@ -897,11 +935,12 @@
     // A note or alert that is one run of prose with inline links reads as one line, too.
     const prose = !content.includes(BREAK) && isProse(items);
     const node = { r: kind.role || "group", c: prose ? [{ r: "paragraph", c: items }] : items };
-    const name = externalName(el, tag);
+    const zone = dropZone(el);
+    const name = externalName(el, tag) || (zone ? headingIn(el) : "");
     if (name) node.n = cap(name, MAX_NAME);
-    if (child.scrollerId !== null) {
-      node.i = child.scrollerId;
-      pushState(node, "scrollable");
+    if (child.scrollerId !== null || zone) {
+      node.i = child.scrollerId !== null ? child.scrollerId : localId(el); // a drag can aim at a drop zone
+      if (child.scrollerId !== null) pushState(node, "scrollable");
       finishElement(node, look, ctx);
       if (wantMarkup) addMarkup(node, el, "");
     }
@@ -1047,6 +1086,7 @@
       invisible: false, inClickable: false, parentPointer: false, delegates: false, ariaHidden: false,
       modal, inModal: false,
       active: deepActive(doc), frames: ctx.frames, offset: ctx.offset, viewArea: vw * vh,
+      fileInputs: undrawnFileInputs(doc),
     };
     const out = [];
     const root = doc.body || doc.documentElement;

@@ -21,7 +21,7 @@ from typing import Literal
 from PIL import ImageDraw, ImageFont
 
 from pagesight.errors import InvalidOption
-from pagesight.observe.observation import Element
+from pagesight.observe.observation import DATE_ROLES, Element
 from pagesight.vision.images import decode_png, encode_png
 
 Kind = Literal["link", "button", "input", "select", "other"]
@@ -47,7 +47,9 @@ PAD_X, PAD_Y = 3, 1
 _BUTTONS = frozenset(
     {"button", "menuitem", "menuitemcheckbox", "menuitemradio", "tab", "treeitem", "clickable"}
 )
-_INPUTS = frozenset({"textbox", "searchbox", "spinbutton", "slider", "checkbox", "radio", "switch"})
+_INPUTS = frozenset(
+    {"textbox", "searchbox", "spinbutton", "slider", "checkbox", "radio", "switch", *DATE_ROLES}
+)
 _SELECTS = frozenset({"listbox", "option", "menu", "tree"})
 
 

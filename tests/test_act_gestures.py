@@ -1,0 +1,161 @@
+"""Pointer gestures: press and hold, double, right and middle clicks, and drags of
+pointer-driven widgets (a slider, a sortable list) and of HTML5 draggable cards."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conftest import StaticServer
+from pagesight import ActionError, InvalidOption  # type: ignore[attr-defined, unused-ignore]
+from support import one
+
+
+def _open(page: Any, server: StaticServer, name: str) -> Any:
+    page.playwright.goto(server.url(name))
+    return page.observe()
+
+
+def _js(page: Any, expression: str) -> Any:
+    return page.playwright.evaluate(expression)
+
+
+# --- press and hold, double, right and middle clicks -------------------------------------
+
+
+def test_a_hold_to_confirm_button_confirms_only_after_a_long_enough_hold(
+    page: Any, server: StaticServer
+) -> None:
+    button = one(_open(page, server, "act-clicks.html"), "Hold to delete", "button")
+    short = page.act(button.id, "click")
+    assert "Hold longer to confirm" in short.texts_added
+    eff = page.act(button.id, "click", hold=1.0)
+    assert _js(page, "window.heldMs") >= 800  # the page measured the press itself
+    assert "Deleted" in eff.texts_added and "dom_change" in eff.kinds
+
+
+def test_a_double_click_runs_the_pages_dblclick_handler(page: Any, server: StaticServer) -> None:
+    cell = one(_open(page, server, "act-clicks.html"), "Double-click to edit")
+    eff = page.act(cell.id, "click", count=2)
+    assert _js(page, "window.log") == ["click", "click", "dblclick:true"]
+    assert "dom_change" in eff.kinds
+    assert eff.observation.element(cell.id).name == "Editing"
+
+
+def test_a_right_click_opens_the_pages_context_menu(page: Any, server: StaticServer) -> None:
+    obs = _open(page, server, "act-clicks.html")
+    eff = page.act(one(obs, "report.pdf").id, "click", button="right")
+    assert _js(page, "window.log") == ["contextmenu:2:true"]
+    assert "Rename · Delete" in eff.texts_added
+    page.act(one(obs, "Open in background").id, "click", button="middle")
+    assert _js(page, "window.log")[-1] == "auxclick:1"
+
+
+@pytest.mark.parametrize(
+    ("options", "option"),
+    [
+        ({"hold": 0}, "hold"),
+        ({"hold": -1}, "hold"),
+        ({"hold": 60}, "hold"),
+        ({"hold": "1"}, "hold"),
+        ({"count": 0}, "count"),
+        ({"count": 4}, "count"),
+        ({"count": True}, "count"),
+        ({"hold": 1, "count": 2}, "hold"),
+        ({"button": "back"}, "button"),
+    ],
+)
+def test_click_options_out_of_range_are_refused_first(
+    page: Any, server: StaticServer, options: dict[str, Any], option: str
+) -> None:
+    button = one(_open(page, server, "act-clicks.html"), "Hold to delete")
+    with pytest.raises(InvalidOption) as info:
+        page.act(button.id, "click", **options)
+    assert info.value.option == option
+    with pytest.raises(InvalidOption) as hover:
+        page.act(button.id, "hover", count=2)
+    assert hover.value.option == "count"
+    assert _js(page, "window.heldMs") is None
+
+
+# --- drags ---------------------------------------------------------------------------------
+
+
+def test_dragging_a_slider_thumb_by_an_offset_sets_its_value(
+    page: Any, server: StaticServer
+) -> None:
+    thumb = one(_open(page, server, "act-drag.html"), "Volume", "slider")
+    assert thumb.value == "20" and "drag" in thumb.actions
+    eff = page.act(thumb.id, "drag", by=(150, 0))  # the track is 300 px: half of it
+    assert _js(page, "document.getElementById('thumb').getAttribute('aria-valuenow')") == "70"
+    assert _js(page, "window.sliderMoves") > 5  # it followed the moves, not one jump
+    assert eff.moved is not None
+    assert (eff.moved.value_before, eff.moved.value_after) == ("20", "70")
+    assert eff.moved.box_after is not None
+    assert eff.moved.box_after[0] - eff.moved.box_before[0] == 150
+    assert "value 20 -> 70" in eff.text() and "moved: box" in eff.text()
+    assert "value_change" in eff.kinds and "dom_change" in eff.kinds
+    assert eff.to_dict()["moved"]["value_after"] == "70"
+
+
+def test_dragging_a_list_item_onto_another_reorders_the_list(
+    page: Any, server: StaticServer
+) -> None:
+    obs = _open(page, server, "act-drag.html")
+    first, last = one(obs, "Write report"), one(obs, "Call supplier")
+    eff = page.act(first.id, "drag", to=last.id)
+    assert _js(page, "window.order()") == ["review", "call", "write"]
+    assert eff.moved is not None
+    assert eff.moved.order_before == ("Write report", "Review budget", "Call supplier")
+    assert eff.moved.order_after == ("Review budget", "Call supplier", "Write report")
+    assert "order Write report, Review budget, Call supplier -> " in eff.text()
+    assert "dom_change" in eff.kinds  # no element changed, but the list did
+
+
+def test_an_html5_card_dragged_to_another_column_is_dropped_there(
+    page: Any, server: StaticServer
+) -> None:
+    obs = _open(page, server, "act-drag.html")
+    card, done = one(obs, "Fix login bug"), one(obs, "Done", "group")  # the drop zone
+    eff = page.act(card.id, "drag", to=done.id)
+    assert _js(page, "window.drops") == ["card-1->done"]
+    assert eff.moved is not None
+    assert eff.moved.holder_before.startswith('<section id="todo"')
+    assert eff.moved.holder_after.startswith('<section id="done"')
+    assert 'into <section id="done"' in eff.text()
+    assert "dom_change" in eff.kinds
+
+
+def test_a_drag_target_is_checked_like_the_dragged_element(page: Any, server: StaticServer) -> None:
+    obs = _open(page, server, "act-drag.html")
+    card = one(obs, "Fix login bug")
+    with pytest.raises(ActionError) as info:
+        page.act(card.id, "drag", to=999_999)
+    assert info.value.reason == "stale_id"
+    _js(page, "document.getElementById('done').style.visibility = 'hidden'")
+    with pytest.raises(ActionError) as hidden:
+        page.act(card.id, "drag", to=one(obs, "Done", "group").id)
+    assert hidden.value.reason == "not_visible" and "drop target" in str(hidden.value)
+    assert _js(page, "window.drops") == []
+
+
+@pytest.mark.parametrize(
+    ("options", "option"),
+    [
+        ({}, "to"),
+        ({"to": 1, "by": (1, 1)}, "to"),
+        ({"by": (0, 0)}, "by"),
+        ({"by": (1,)}, "by"),
+        ({"by": "10,0"}, "by"),
+        ({"by": (1e6, 0)}, "by"),
+        ({"to": "Done"}, "to"),
+    ],
+)
+def test_drag_needs_one_target_or_offset(
+    page: Any, server: StaticServer, options: dict[str, Any], option: str
+) -> None:
+    card = one(_open(page, server, "act-drag.html"), "Fix login bug")
+    with pytest.raises(InvalidOption) as info:
+        page.act(card.id, "drag", **options)
+    assert info.value.option == option

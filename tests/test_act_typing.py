@@ -1,0 +1,67 @@
+"""Typing that widgets hear: a field that listens for keys gets them key by key."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conftest import StaticServer
+from pagesight import InvalidOption  # type: ignore[attr-defined, unused-ignore]
+from support import one
+
+
+def _open(page: Any, server: StaticServer) -> Any:
+    page.playwright.goto(server.url("act-typing.html"))
+    return page.observe()
+
+
+def _js(page: Any, expression: str) -> Any:
+    return page.playwright.evaluate(expression)
+
+
+def test_a_date_picker_that_parses_on_keyup_ends_parsed(page: Any, server: StaticServer) -> None:
+    field = one(_open(page, server), "Start date", "textbox")
+    eff = page.act(field.id, "input", text="01/15/2000")
+    assert _js(page, "window.picked") == "2000-01-15"  # its keyup handler saw the text
+    assert "Picked 2000-01-15" in eff.texts_added
+    assert eff.observation.element(field.id).value == "01/15/2000"
+    # Escape drops text that never parsed; parsed text stays.
+    page.act(field.id, "press_key", key="Escape")
+    assert _js(page, "document.getElementById('start').value") == "01/15/2000"
+    # Typed again, the old text is replaced, not added to.
+    again = page.act(field.id, "input", text="02/29/2000")
+    assert _js(page, "window.picked") == "2000-02-29"
+    ((before, after),) = again.values
+    assert (before.value, after.value) == ("01/15/2000", "02/29/2000")
+
+
+def test_an_input_mask_listening_on_its_form_formats_what_is_typed(
+    page: Any, server: StaticServer
+) -> None:
+    phone = one(_open(page, server), "Phone", "textbox")
+    eff = page.act(phone.id, "input", text="5551234567")
+    assert _js(page, "document.getElementById('phone').value") == "(555) 123-4567"
+    # The Effect shows the value as the page left it, not as it was typed.
+    ((before, after),) = eff.values
+    assert (before.value, after.value) == (None, "(555) 123-4567")
+    assert "value [" in eff.text() and '"(555) 123-4567"' in eff.text()
+
+
+def test_keys_true_types_key_by_key_where_no_listener_is_seen(
+    page: Any, server: StaticServer
+) -> None:
+    coupon = one(_open(page, server), "Coupon code", "textbox")
+    page.act(coupon.id, "input", text="SAVE")  # only the document listens: inserted
+    assert _js(page, "window.couponKeys") == []
+    eff = page.act(coupon.id, "input", text="SAVE10", keys=True)
+    # The old text goes as a person clears it (select all, Delete), then each key.
+    assert _js(page, "window.couponKeys") == ["Delete", "S", "A", "V", "E", "1", "0"]
+    assert eff.observation.element(coupon.id).value == "SAVE10"
+
+
+def test_keys_goes_with_text_input_only(page: Any, server: StaticServer) -> None:
+    coupon = one(_open(page, server), "Coupon code", "textbox")
+    with pytest.raises(InvalidOption) as info:
+        page.act(coupon.id, "click", keys=True)
+    assert info.value.option == "keys"

@@ -1,0 +1,140 @@
+"""Uploads: files set on a file input, on the label or button that opens a hidden one, and on
+the chooser a click opens, as the page's own change handlers see them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conftest import StaticServer
+from pagesight import ActionError, InvalidOption  # type: ignore[attr-defined, unused-ignore]
+from support import one
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    made = {}
+    for name, text in (("resume.txt", "Ada Lovelace, analyst"), ("a.png", "A"), ("b.png", "BB")):
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        made[name] = path
+    return made
+
+
+def _open(page: Any, server: StaticServer) -> Any:
+    page.playwright.goto(server.url("act-upload.html"))
+    return page.observe()
+
+
+def _seen(page: Any, input_id: str) -> Any:
+    return page.playwright.evaluate(f"window.uploads[{input_id!r}]")
+
+
+def test_a_visible_file_input_takes_a_file_and_the_page_reads_it(
+    page: Any, server: StaticServer, files: dict[str, Path]
+) -> None:
+    resume = one(_open(page, server), "Resume", "button")
+    assert "upload" in resume.actions
+    eff = page.act(resume.id, "upload", files=str(files["resume.txt"]))
+    # The page's own change handler ran on trusted events and read the file's name and text.
+    seen = _seen(page, "resume")
+    assert seen["events"] == ["input:true", "change:true"]
+    assert seen["files"] == [{"name": "resume.txt", "text": "Ada Lovelace, analyst"}]
+    assert eff.files == (files["resume.txt"],)
+    assert "files: resume.txt" in eff.text()
+    assert eff.to_dict()["files"] == [str(files["resume.txt"])]
+    assert "value_change" in eff.kinds and "dom_change" in eff.kinds
+    assert "resume: resume.txt (21 bytes)" in eff.texts_added
+    assert eff.observation.element(resume.id).value == "resume.txt"
+
+
+def test_a_hidden_input_behind_its_label_takes_several_files(
+    page: Any, server: StaticServer, files: dict[str, Path]
+) -> None:
+    photos = one(_open(page, server), "Upload photos", "button")  # the label is what shows
+    assert "upload" in photos.actions
+    eff = page.act(photos.id, "upload", files=[files["a.png"], files["b.png"]])
+    assert [f["name"] for f in _seen(page, "photos")["files"]] == ["a.png", "b.png"]
+    assert eff.files == (files["a.png"], files["b.png"])
+    assert "files: a.png, b.png" in eff.text()
+    assert eff.observation.element(photos.id).value == "a.png, b.png"
+
+
+def test_a_button_that_opens_the_chooser_sets_the_files_through_it(
+    page: Any, server: StaticServer, files: dict[str, Path]
+) -> None:
+    obs = _open(page, server)
+    browse = one(obs, "Choose documents", "button")
+    assert "upload" in browse.actions  # beside the hidden input its click opens
+    eff = page.act(browse.id, "upload", files=[files["a.png"], files["b.png"]])
+    seen = _seen(page, "docs")
+    assert seen["events"] == ["input:true", "change:true"]
+    assert [f["text"] for f in seen["files"]] == ["A", "BB"]
+    assert eff.files == (files["a.png"], files["b.png"])
+    assert "docs: b.png (2 bytes)" in eff.texts_added
+    assert page.playwright.evaluate("document.getElementById('status').textContent") == (
+        "Files ready"
+    )
+
+
+def test_one_file_only_where_the_input_is_not_multiple(
+    page: Any, server: StaticServer, files: dict[str, Path]
+) -> None:
+    obs = _open(page, server)
+    two = [files["a.png"], files["b.png"]]
+    with pytest.raises(InvalidOption) as info:
+        page.act(one(obs, "Resume").id, "upload", files=two)
+    assert info.value.option == "files" and "one file" in str(info.value)
+    with pytest.raises(InvalidOption):  # the hidden input a button opens: known before too
+        page.act(one(obs, "Attach cover letter").id, "upload", files=two)
+    assert _seen(page, "resume")["events"] == [] and _seen(page, "cover")["events"] == []
+    page.act(one(obs, "Attach cover letter").id, "upload", files=files["a.png"])
+    assert [f["name"] for f in _seen(page, "cover")["files"]] == ["a.png"]
+
+
+def test_a_missing_file_is_refused_before_the_page_is_touched(
+    page: Any, server: StaticServer, files: dict[str, Path], tmp_path: Path
+) -> None:
+    resume = one(_open(page, server), "Resume")
+    missing = tmp_path / "nowhere.pdf"
+    with pytest.raises(InvalidOption) as info:
+        page.act(resume.id, "upload", files=[files["a.png"], missing])
+    assert info.value.option == "files" and str(missing) in str(info.value)
+    with pytest.raises(InvalidOption) as needs:
+        page.act(resume.id, "upload")
+    assert needs.value.option == "files"
+    with pytest.raises(InvalidOption):
+        page.act(resume.id, "click", files=files["a.png"])
+    assert _seen(page, "resume")["events"] == []
+
+
+def test_upload_on_something_that_opens_no_chooser_says_so(
+    page: Any, server: StaticServer, files: dict[str, Path]
+) -> None:
+    page.playwright.goto(server.url("act-links.html"))
+    obs = page.observe()
+    idle = next(el for el in obs.elements if el.role == "button")
+    assert "upload" not in idle.actions
+    with pytest.raises(ActionError) as info:
+        page.act(idle.id, "upload", files=files["a.png"])
+    assert info.value.reason == "unsupported_action" and "no file chooser" in str(info.value)
+
+
+def test_batch_steps_take_the_new_options(
+    page: Any, server: StaticServer, files: dict[str, Path]
+) -> None:
+    obs = _open(page, server)
+    result = page.batch(
+        [
+            (one(obs, "Resume").id, "upload", {"files": str(files["resume.txt"])}),
+            (one(obs, "Upload photos").id, "upload", {"files": [files["a.png"], files["b.png"]]}),
+        ]
+    )
+    assert [s.status for s in result.steps] == ["done", "done"]
+    assert [f["name"] for f in _seen(page, "photos")["files"]] == ["a.png", "b.png"]
+    assert result.effect is not None and result.effect.files == (files["a.png"], files["b.png"])
+    with pytest.raises(InvalidOption) as info:  # checked before any step runs
+        page.batch([(one(obs, "Resume").id, "upload", {"file": "x"})])
+    assert "files" in str(info.value)
