@@ -93,8 +93,10 @@ def _offers_names(obs: Observation) -> bool:
     """Whether the DOM has something to offer a model: a control to act on by name, or text
     to read (a heading, a paragraph). A bare canvas or an unnamed full-page click target is
     neither; a page of plain text is read better from its DOM than by OCR of its pixels."""
+    # A canvas is pixels whatever its name (an id-hinted ~"app" names the box, not a control).
     named = any(
-        el.name.strip() and ({"click", "input", "select"} & set(el.actions)) for el in obs.elements
+        el.name.strip() and el.role != "canvas" and ({"click", "input", "select"} & set(el.actions))
+        for el in obs.elements
     )
     return named or any(
         node.role in _READABLE and _has_words(node.name) for top in obs.tree for node in top.walk()
