@@ -52,7 +52,7 @@ from pagesight.observe.observation import (
     check_options,
     check_times,
 )
-from pagesight.observe.tree import build
+from pagesight.observe.tree import Node, build
 from pagesight.vision.diff import ScreenChange, diff_screens
 from pagesight.vision.screen import VISION_ACTIONS, Screen, VisionTarget
 
@@ -86,12 +86,20 @@ def _offers_names(obs: Observation) -> bool:
     named = any(
         el.name.strip() and ({"click", "input", "select"} & set(el.actions)) for el in obs.elements
     )
-    return named or any(
-        node.role in _READABLE and _has_words(node.name) for top in obs.tree for node in top.walk()
-    )
+    return named or any(_has_text(top) for top in obs.tree)
 
 
 _READABLE = frozenset({"text", "heading"})
+
+
+def _has_text(node: Node) -> bool:
+    """Whether ``node`` or a descendant is text to read. What a canvas holds is fallback
+    content Chromium never paints ("your browser does not support canvas"): not read."""
+    if node.role == "canvas":
+        return False
+    if node.role in _READABLE and _has_words(node.name):
+        return True
+    return any(_has_text(child) for child in node.children)
 
 
 def _has_words(text: str) -> bool:
