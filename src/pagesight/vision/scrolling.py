@@ -24,14 +24,18 @@ EXTENT_SCRIPT = """(minShare) => {
   const doc = document, view = window;
   const page = doc.scrollingElement || doc.documentElement;
   const style = (e) => view.getComputedStyle(e);
-  const rest = (e) => ({
-    below: e.scrollHeight - e.clientHeight - e.scrollTop,
-    above: e.scrollTop,
-    right: e.scrollWidth - e.clientWidth - Math.abs(e.scrollLeft),
-    left: Math.abs(e.scrollLeft),
-  });
+  // Right to left, a box starts at its right edge: scrollLeft is 0 there and goes negative,
+  // and what is past the screen lies to the left.
+  const rest = (e, dir) => {
+    const past = e.scrollWidth - e.clientWidth - Math.abs(e.scrollLeft);
+    const back = Math.abs(e.scrollLeft);
+    const rtl = dir === "rtl";
+    return { below: e.scrollHeight - e.clientHeight - e.scrollTop, above: e.scrollTop,
+             right: rtl ? back : past, left: rtl ? past : back };
+  };
   const shut = (e, axis) => style(e)[axis === "y" ? "overflowY" : "overflowX"] === "hidden";
-  const pageRest = rest(page);
+  // The page takes its direction from the body (Chromium propagates it to the viewport).
+  const pageRest = rest(page, style(doc.body || page).direction);
   for (const axis of ["y", "x"]) {  // overflow:hidden on html or body: the page never scrolls
     if (shut(page, axis) || (doc.body && shut(doc.body, axis))) {
       if (axis === "y") { pageRest.below = 0; pageRest.above = 0; }
@@ -55,7 +59,7 @@ EXTENT_SCRIPT = """(minShare) => {
         const right = Math.min(W, r.right), bottom = Math.min(H, r.bottom);
         if (right <= left || bottom <= top) continue;
         if ((right - left) * (bottom - top) < minShare * W * H) continue;
-        const more = rest(e);
+        const more = rest(e, st.direction);
         if (!y) { more.below = 0; more.above = 0; }
         if (!x) { more.right = 0; more.left = 0; }
         areas.push({ box: [left, top, right - left, bottom - top], rest: more });
