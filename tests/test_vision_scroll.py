@@ -58,6 +58,16 @@ def test_the_page_below_the_fold_is_noted_and_read_after_scrolling(long_app: Any
     assert long_app.playwright.evaluate("window.appState.lastAction") == "Confirm order"
 
 
+@pytest.mark.parametrize("long_app", ["root"], indirect=True)
+def test_a_page_whose_root_scrolls_is_noted_though_its_body_hides_overflow(long_app: Any) -> None:
+    # overflow on <html> is the viewport's: the body's overflow: hidden then clips only the
+    # body, and the page still scrolls (by wheel too).
+    first = long_app.observe(mode="vision")
+    assert first.notes == ("the page continues below: 1400 px more; scroll down",)
+    long_app.act(None, "scroll", direction="down")
+    assert _scroll_positions(long_app) == (720, 0)
+
+
 @pytest.mark.parametrize("long_app", ["panel"], indirect=True)
 def test_scroll_on_a_vision_element_scrolls_the_panel_under_it(long_app: Any) -> None:
     first = long_app.observe(mode="vision")

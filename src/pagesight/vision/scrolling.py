@@ -33,11 +33,19 @@ EXTENT_SCRIPT = """(minShare) => {
     return { below: e.scrollHeight - e.clientHeight - e.scrollTop, above: e.scrollTop,
              right: rtl ? back : past, left: rtl ? past : back };
   };
-  const shut = (e, axis) => style(e)[axis === "y" ? "overflowY" : "overflowX"] === "hidden";
+  const overflow = (e, axis) => style(e)[axis === "y" ? "overflowY" : "overflowX"];
   // The page takes its direction from the body (Chromium propagates it to the viewport).
   const pageRest = rest(page, style(doc.body || page).direction);
-  for (const axis of ["y", "x"]) {  // overflow:hidden on html or body: the page never scrolls
-    if (shut(page, axis) || (doc.body && shut(doc.body, axis))) {
+  // The viewport's overflow is the root's, or the body's when the root's is visible: hidden
+  // (or clip) there, the page never scrolls.
+  const root = doc.documentElement;
+  const shut = (axis) => {
+    const own = overflow(root, axis);
+    const used = own === "visible" && doc.body ? overflow(doc.body, axis) : own;
+    return used === "hidden" || used === "clip";
+  };
+  for (const axis of ["y", "x"]) {
+    if (shut(axis)) {
       if (axis === "y") { pageRest.below = 0; pageRest.above = 0; }
       else { pageRest.right = 0; pageRest.left = 0; }
     }
