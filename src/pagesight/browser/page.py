@@ -32,6 +32,7 @@ from pagesight.browser.navigation import goto, normalise_url
 from pagesight.browser.readiness import NetworkWatch, wait_ready
 from pagesight.errors import (
     ActionError,
+    BrowserClosed,
     InvalidOption,
     PageCrashed,
     PageUnresponsive,
@@ -742,6 +743,8 @@ class AsyncPage:
         if finished:
             return task.result()
         if self._gone.is_set():
+            if self._browser.closing:  # e.g. from another thread, while this call ran
+                raise BrowserClosed("the browser was closed; launch or connect a new one")
             if self._crashed:
                 raise PageCrashed(f"the renderer of {self.url} crashed")
             raise PageCrashed(
