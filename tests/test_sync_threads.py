@@ -5,13 +5,16 @@ pagesight's own loop, so the listeners it registers (dialogs answered, popups no
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
+
 from conftest import StaticServer
-from pagesight import Browser, DialogPolicy, Page, RuntimeFailure
+from pagesight import Browser, BrowserClosed, DialogPolicy, Page, RuntimeFailure
 
 
 @dataclass
@@ -198,3 +201,20 @@ def test_a_blocking_call_inside_an_event_handler_raises_instead_of_hanging(page:
     page.playwright.evaluate("console.log('hello')")
     assert len(seen) == 1 and "pagesight.aio" in str(seen[0])
     assert page.url == "about:blank"  # plain reads still work there and here
+
+
+def test_closing_the_browser_from_another_thread_ends_a_running_call_with_browser_closed(
+    server: StaticServer,
+) -> None:
+    browser = Browser.launch()
+    page = browser.open(server.url("sync-close.html"))
+    button = _id(Run(server=server, browser=browser, page=page), "Start ticking")
+    clicked = threading.Event()
+    page.playwright.on("console", lambda _message: clicked.set())
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        running = pool.submit(page.act, button, "click")  # waits for the page to settle
+        assert clicked.wait(30)  # readiness: the click has reached the page
+        browser.close()
+        with pytest.raises(BrowserClosed) as info:
+            running.result(timeout=60)
+    assert "closed" in str(info.value)

@@ -63,6 +63,9 @@ def test_new_tabs_and_tabs_the_page_opens_have_the_viewport(app: Any, browser: B
     # A popup window the page asked to be 500x400 still gets the session's page size.
     effect = app.act(_element(app, "Open a popup window"), "click")
     (popup,) = effect.new_tabs
+    # Sized by the time the click's Effect names it, also when reached through ``pages``.
+    (listed,) = (tab for tab in browser.pages if tab.id == popup.id)
+    assert _size(listed) == (1280, 800)
     page = browser.page(popup.id)
     assert _size(page) == (1280, 800)
     assert _shot_size(page.screenshot()) == (1280, 800)
@@ -70,6 +73,8 @@ def test_new_tabs_and_tabs_the_page_opens_have_the_viewport(app: Any, browser: B
 
 def test_a_custom_viewport_at_device_scale_two(server: StaticServer) -> None:
     with Browser.launch(viewport=(900, 600), args=("--force-device-scale-factor=2",)) as b:
+        # The tab Chromium starts with is sized too, before anyone opens another.
+        assert [_size(tab) for tab in b.pages] == [(900, 600)]
         page = b.open(server.url("viewport.html"))
         assert _size(page) == (900, 600)
         assert page.playwright.evaluate("devicePixelRatio") == 2  # the screen's, kept

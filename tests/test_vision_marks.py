@@ -24,7 +24,7 @@ from pagesight.vision.marks import (
     layout_marks,
     marks_for,
 )
-from pagesight.vision.textboxes import TEXT_BOXES_SCRIPT, text_boxes
+from pagesight.vision.textboxes import TEXT_BOXES_SCRIPT, text_boxes, wrapping_owners
 from vision_support import scaled_page
 
 
@@ -254,10 +254,20 @@ ALL_TEXT = """() => {
   return out.filter(([l, t, r, b]) => r > l && b > t);
 }"""
 # Each link of the list and the columns: its name and first line box.
-FIRST_LINES = """() => [...document.querySelectorAll("#list a, #columns a")].map((a) => {
+FIRST_LINES = """() => [
+  ...document.querySelectorAll("#list a, #columns a, #wrapped a, #wrapped-columns a"),
+].map((a) => {
   const r = a.getClientRects()[0];
   return [a.textContent, [r.left, r.top, r.right, r.bottom]];
 })"""
+
+
+# Links that start after words on their line and wrap: each box spans whole lines, and the
+# second one's continues at the top of the next column, above where it starts.
+WRAPPED = {
+    "spring tides flood the harbour road again",
+    "the storm warnings for every harbour on the coast",
+}
 
 
 @pytest.fixture(scope="module")
@@ -276,11 +286,12 @@ def test_badges_sit_left_of_their_first_line_and_cover_no_text(
         obs = page.observe(mode="cdp")
         texts = page.playwright.evaluate(ALL_TEXT)
         first_lines = dict(page.playwright.evaluate(FIRST_LINES))
-        pagesight_texts = text_boxes(page.playwright.evaluate(TEXT_BOXES_SCRIPT))
+        raw = page.playwright.evaluate(TEXT_BOXES_SCRIPT)
+        pagesight_texts = text_boxes(raw)
         marked = _image(page.screenshot(marks=True, observation=obs))
     finally:
         page.close()
-    marks = marks_for(obs.elements, pagesight_texts)
+    marks = marks_for(obs.elements, pagesight_texts, wrapping_owners(raw))
     placed = layout_marks(marks, scale=scale, size=marked.size, texts=pagesight_texts)
     by_id = {el.id: el for el in obs.elements}
     assert {by_id[p.mark.id].name for p in placed} >= set(first_lines) | {"full report", "Go"}
@@ -293,7 +304,10 @@ def test_badges_sit_left_of_their_first_line_and_cover_no_text(
             assert not _overlaps_f(item.badge, text), (name, item.badge, text)
         for other in placed:
             assert other is item or not _overlaps(item.badge, other.badge), (name, other)
-        if name in first_lines:  # dense rows and columns: room on the left of each link
+        if name in WRAPPED:  # words before it on its first line: the badge stays near it
+            left, top, right, bottom = (round(v * scale) for v in first_lines[name])
+            assert _gap(item.badge, (left, top, right, bottom)) <= 16 * scale, (name, item.badge)
+        elif name in first_lines:  # dense rows and columns: room on the left of each link
             left, top, right, bottom = (v * scale for v in first_lines[name])
             _, badge_top, badge_right, badge_bottom = item.badge
             assert top <= (badge_top + badge_bottom) / 2 <= bottom, (name, item.badge, top)

@@ -90,6 +90,19 @@ def test_a_page_of_plain_text_stays_on_the_dom_reading(
     assert "add up to the spring tides" in text
 
 
+def test_canvas_fallback_text_does_not_keep_the_cascade_on_the_dom(
+    browser: Browser, server: StaticServer
+) -> None:
+    """The text inside a <canvas> is fallback content that Chromium never paints: it is not
+    something to read, so a canvas app that has some still turns to vision."""
+    page: Any = browser.open(server.url("canvas-fallback.html"))
+    try:
+        assert "does not support the canvas" in page.observe(mode="cdp").text()
+        _vision(page)
+    finally:
+        page.close()
+
+
 def test_the_cascade_returns_to_the_dom_once_it_offers_controls(canvas: Any) -> None:
     _vision(canvas)
     canvas.playwright.evaluate(

@@ -58,6 +58,16 @@ def test_the_page_below_the_fold_is_noted_and_read_after_scrolling(long_app: Any
     assert long_app.playwright.evaluate("window.appState.lastAction") == "Confirm order"
 
 
+@pytest.mark.parametrize("long_app", ["root"], indirect=True)
+def test_a_page_whose_root_scrolls_is_noted_though_its_body_hides_overflow(long_app: Any) -> None:
+    # overflow on <html> is the viewport's: the body's overflow: hidden then clips only the
+    # body, and the page still scrolls (by wheel too).
+    first = long_app.observe(mode="vision")
+    assert first.notes == ("the page continues below: 1400 px more; scroll down",)
+    long_app.act(None, "scroll", direction="down")
+    assert _scroll_positions(long_app) == (720, 0)
+
+
 @pytest.mark.parametrize("long_app", ["panel"], indirect=True)
 def test_scroll_on_a_vision_element_scrolls_the_panel_under_it(long_app: Any) -> None:
     first = long_app.observe(mode="vision")
@@ -80,3 +90,25 @@ def test_scroll_on_a_vision_element_scrolls_the_panel_under_it(long_app: Any) ->
         long_app.act(after.elements[0].id, "scroll")
     assert info.value.option == "direction"
     assert _scroll_positions(long_app) == (0, 684)
+
+
+@pytest.mark.parametrize("layout", ["page", "panel"])
+def test_a_right_to_left_page_continues_to_the_left(
+    browser: Browser, server: StaticServer, layout: str
+) -> None:
+    """A right-to-left page opens at its right edge: what is past the screen lies to the
+    left, and scrolling left on what vision read brings it in."""
+    page: Any = browser.open(server.url(f"vision-wide-rtl.html?layout={layout}"))
+    try:
+        first = page.observe(mode="vision")
+        where = "the page" if layout == "page" else "the scrollable area at 0,0 1280x800"
+        ways = "scroll left" if layout == "page" else "scroll left on an element read inside it"
+        assert first.notes == (f"{where} continues left: 1120 px more; {ways}",)
+        start = next(el for el in first.elements if el.name == "Start here")
+        effect = page.act(start.id, "scroll", direction="left")
+        assert effect.scrolled == (-1120, 0), effect.text()
+        assert effect.observation is not None
+        assert "Far end" in _names(effect.observation)
+        assert effect.observation.notes[0].startswith(f"{where} continues right: 1120 px more")
+    finally:
+        page.close()

@@ -81,6 +81,9 @@ class AsyncBrowser:
         self._vision_model = vision_model
         self._downloads = downloads or Path(tempfile.mkdtemp(prefix="pagesight-downloads-"))
         self._downloads.mkdir(parents=True, exist_ok=True)
+        self.closing = False
+        """Set once :meth:`close` begins: a call still running on a tab then ends in
+        BrowserClosed, not in a report that its page closed."""
         self._viewport = viewport
         self._fitting: dict[PlaywrightPage, asyncio.Future[None]] = {}
         if viewport is not None:  # every tab, also those a page opens, gets the page size
@@ -286,7 +289,9 @@ class AsyncBrowser:
         return page
 
     async def close(self) -> None:
-        """Close pagesight's connection; a launched Chromium is stopped, an attached one kept."""
+        """Close pagesight's connection; a launched Chromium is stopped, an attached one kept.
+        A call still running on one of its tabs (from another thread) raises BrowserClosed."""
+        self.closing = True
         try:
             if self._process is not None:  # our own browser: close our tabs cleanly first
                 for page in list(self._pages.values()):

@@ -42,6 +42,7 @@ from pagesight.browser.navigation import goto, normalise_url
 from pagesight.browser.readiness import NetworkWatch, wait_ready
 from pagesight.errors import (
     ActionError,
+    BrowserClosed,
     InvalidOption,
     PageCrashed,
     PageUnresponsive,
@@ -62,7 +63,7 @@ from pagesight.observe.observation import (
     check_options,
     check_times,
 )
-from pagesight.observe.tree import build
+from pagesight.observe.tree import Node, build
 from pagesight.vision.diff import ScreenChange, diff_screens
 from pagesight.vision.screen import VISION_ACTIONS, Screen, VisionTarget
 
@@ -98,12 +99,20 @@ def _offers_names(obs: Observation) -> bool:
         el.name.strip() and el.role != "canvas" and ({"click", "input", "select"} & set(el.actions))
         for el in obs.elements
     )
-    return named or any(
-        node.role in _READABLE and _has_words(node.name) for top in obs.tree for node in top.walk()
-    )
+    return named or any(_has_text(top) for top in obs.tree)
 
 
 _READABLE = frozenset({"text", "heading"})
+
+
+def _has_text(node: Node) -> bool:
+    """Whether ``node`` or a descendant is text to read. What a canvas holds is fallback
+    content Chromium never paints ("your browser does not support canvas"): not read."""
+    if node.role == "canvas":
+        return False
+    if node.role in _READABLE and _has_words(node.name):
+        return True
+    return any(_has_text(child) for child in node.children)
 
 
 def _has_words(text: str) -> bool:
@@ -793,6 +802,8 @@ class AsyncPage:
         if finished:
             return task.result()
         if self._gone.is_set():
+            if self._browser.closing:  # e.g. from another thread, while this call ran
+                raise BrowserClosed("the browser was closed; launch or connect a new one")
             if self._crashed:
                 raise PageCrashed(f"the renderer of {self.url} crashed")
             raise PageCrashed(

@@ -96,23 +96,36 @@ def kind_for_role(role: str, *, options: bool = False) -> Kind:
     return "other"
 
 
-def marks_for(elements: Iterable[Element], texts: Sequence[CssBox] = ()) -> list[Mark]:
+def marks_for(
+    elements: Iterable[Element],
+    texts: Sequence[CssBox] = (),
+    owners: Sequence[CssBox | None] = (),
+) -> list[Mark]:
     """Marks for an observation's elements that are on screen and have bounds. ``texts``:
-    the page's text boxes (``TEXT_BOXES_SCRIPT``), from which each mark takes its first line."""
+    the page's text boxes (``TEXT_BOXES_SCRIPT``), from which each mark takes its first line;
+    ``owners``: for each, the wrapping link it belongs to (``wrapping_owners``)."""
     marks = [
         Mark(id=el.id, kind=kind_for_role(el.role, options=bool(el.options)), bounds=el.bounds)
         for el in elements
         if el.bounds is not None and not el.offscreen and not el.hidden_in_container
     ]
-    return with_first_lines(marks, texts) if texts else marks
+    return with_first_lines(marks, texts, owners) if texts else marks
 
 
-def with_first_lines(marks: Sequence[Mark], texts: Sequence[CssBox]) -> list[Mark]:
+def with_first_lines(
+    marks: Sequence[Mark], texts: Sequence[CssBox], owners: Sequence[CssBox | None] = ()
+) -> list[Mark]:
     """Each mark with its first line of text: of the text boxes whose centre lies inside its
-    box, the topmost, joined with those beside it on the same line."""
+    box, the topmost, joined with those beside it on the same line. The box of a link that
+    wraps spans whole lines, the words before it included: only its own text counts, and
+    its first line is its first in reading order (across columns, not the topmost).
+    ``owners``: the wrapping element each text box belongs to, if any."""
     grid = _Grid((0, 0))
-    for x, y, w, h in texts:
-        grid.add((math.floor(x), math.floor(y), math.ceil(x + w), math.ceil(y + h)))
+    owner_of: dict[Rect, tuple[CssBox | None, int]] = {}
+    for index, (x, y, w, h) in enumerate(texts):
+        rect = (math.floor(x), math.floor(y), math.ceil(x + w), math.ceil(y + h))
+        grid.add(rect)
+        owner_of.setdefault(rect, (owners[index] if index < len(owners) else None, index))
     out = []
     for mark in marks:
         x, y, w, h = mark.bounds
@@ -122,10 +135,14 @@ def with_first_lines(marks: Sequence[Mark], texts: Sequence[CssBox]) -> list[Mar
             for t in grid.near(box)
             if x <= (t[0] + t[2]) / 2 <= x + w and y <= (t[1] + t[3]) / 2 <= y + h
         ]
-        if not inside:
+        own = [t for t in inside if _same_box(owner_of[t][0], mark.bounds)]
+        if own:  # the script lists text in reading order
+            inside, first = own, min(own, key=lambda t: owner_of[t][1])
+        elif inside:
+            first = min(inside, key=lambda t: (t[1], t[0]))
+        else:
             out.append(mark)
             continue
-        first = min(inside, key=lambda t: (t[1], t[0]))
         middle = (first[1] + first[3]) / 2
         row = [t for t in inside if t[1] <= middle <= t[3]]
         left, top = min(t[0] for t in row), min(t[1] for t in row)
@@ -185,6 +202,11 @@ def _grown(box: Rect, by: int, size: tuple[int, int]) -> Rect:
         min(size[0], right + by),
         min(size[1], bottom + by),
     )
+
+
+def _same_box(a: CssBox | None, b: CssBox) -> bool:
+    """Whether a measured box is an element's (whose bounds are rounded to whole pixels)."""
+    return a is not None and all(abs(p - q) <= 1 for p, q in zip(a, b, strict=True))
 
 
 def layout_marks(

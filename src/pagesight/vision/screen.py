@@ -25,7 +25,7 @@ from pagesight.vision.marks import draw_marks, marks_for
 from pagesight.vision.ocr import OcrEngine
 from pagesight.vision.perception import read_screen
 from pagesight.vision.scrolling import EXTENT_SCRIPT, MIN_SHARE, SCROLL_AT_SCRIPT, extent_notes
-from pagesight.vision.textboxes import TEXT_BOXES_SCRIPT, text_boxes
+from pagesight.vision.textboxes import TEXT_BOXES_SCRIPT, text_boxes, wrapping_owners
 from pagesight.vision.vlm import Captioner
 
 VISION_ACTIONS = ("click", "input", "press_key", "hover", "scroll")
@@ -133,8 +133,9 @@ class Screen:
         badge beside its element's first line of text and off every text on the page."""
         shot = await self.shot()
         with translate("measuring the text on the page"):
-            texts = text_boxes(await self._page.evaluate(TEXT_BOXES_SCRIPT))
-        marks = marks_for(elements, texts)
+            raw = await self._page.evaluate(TEXT_BOXES_SCRIPT)
+        texts = text_boxes(raw)
+        marks = marks_for(elements, texts, wrapping_owners(raw))
         return await asyncio.to_thread(draw_marks, shot.png, marks, scale=shot.scale, texts=texts)
 
     async def observe(

@@ -24,16 +24,28 @@ EXTENT_SCRIPT = """(minShare) => {
   const doc = document, view = window;
   const page = doc.scrollingElement || doc.documentElement;
   const style = (e) => view.getComputedStyle(e);
-  const rest = (e) => ({
-    below: e.scrollHeight - e.clientHeight - e.scrollTop,
-    above: e.scrollTop,
-    right: e.scrollWidth - e.clientWidth - Math.abs(e.scrollLeft),
-    left: Math.abs(e.scrollLeft),
-  });
-  const shut = (e, axis) => style(e)[axis === "y" ? "overflowY" : "overflowX"] === "hidden";
-  const pageRest = rest(page);
-  for (const axis of ["y", "x"]) {  // overflow:hidden on html or body: the page never scrolls
-    if (shut(page, axis) || (doc.body && shut(doc.body, axis))) {
+  // Right to left, a box starts at its right edge: scrollLeft is 0 there and goes negative,
+  // and what is past the screen lies to the left.
+  const rest = (e, dir) => {
+    const past = e.scrollWidth - e.clientWidth - Math.abs(e.scrollLeft);
+    const back = Math.abs(e.scrollLeft);
+    const rtl = dir === "rtl";
+    return { below: e.scrollHeight - e.clientHeight - e.scrollTop, above: e.scrollTop,
+             right: rtl ? back : past, left: rtl ? past : back };
+  };
+  const overflow = (e, axis) => style(e)[axis === "y" ? "overflowY" : "overflowX"];
+  // The page takes its direction from the body (Chromium propagates it to the viewport).
+  const pageRest = rest(page, style(doc.body || page).direction);
+  // The viewport's overflow is the root's, or the body's when the root's is visible: hidden
+  // (or clip) there, the page never scrolls.
+  const root = doc.documentElement;
+  const shut = (axis) => {
+    const own = overflow(root, axis);
+    const used = own === "visible" && doc.body ? overflow(doc.body, axis) : own;
+    return used === "hidden" || used === "clip";
+  };
+  for (const axis of ["y", "x"]) {
+    if (shut(axis)) {
       if (axis === "y") { pageRest.below = 0; pageRest.above = 0; }
       else { pageRest.right = 0; pageRest.left = 0; }
     }
@@ -55,7 +67,7 @@ EXTENT_SCRIPT = """(minShare) => {
         const right = Math.min(W, r.right), bottom = Math.min(H, r.bottom);
         if (right <= left || bottom <= top) continue;
         if ((right - left) * (bottom - top) < minShare * W * H) continue;
-        const more = rest(e);
+        const more = rest(e, st.direction);
         if (!y) { more.below = 0; more.above = 0; }
         if (!x) { more.right = 0; more.left = 0; }
         areas.push({ box: [left, top, right - left, bottom - top], rest: more });

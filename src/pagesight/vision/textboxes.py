@@ -4,12 +4,15 @@ Set-of-marks badges must never cover text, and sit beside their element's first 
 need the lines themselves, which only the page's layout knows. One small script, run when
 the screenshot is taken, measures each text node's line boxes (``Range.getClientRects``)
 where they are in view and not clipped away, plus the boxes of text fields and selects
-(their text is not in text nodes). Same-origin iframes and open shadow roots are included.
+(their text is not in text nodes), and which text belongs to a link wrapping over lines.
+Same-origin iframes and open shadow roots are included.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from pagesight.vision.marks import CssBox
 
 TEXT_BOXES_SCRIPT = """() => {
   const out = [];
@@ -38,11 +41,28 @@ TEXT_BOXES_SCRIPT = """() => {
       clips.set(el, clip);
       return clip;
     }
-    function add(r, clip) {
+    // The inline element a text is in that wraps over several lines (a link in running
+    // text), or null: its box spans whole lines, neighbours' words included, so the marks
+    // must be told which text in it is its own.
+    const wraps = new Map();
+    function wrappingOf(el) {
+      if (!el) return null;
+      if (wraps.has(el)) return wraps.get(el);
+      let found = null;
+      if (win.getComputedStyle(el).display === "inline") {
+        const r = el.getBoundingClientRect();
+        found = el.getClientRects().length > 1
+          ? [r.left + dx, r.top + dy, r.width, r.height] : wrappingOf(el.parentElement);
+      }
+      wraps.set(el, found);
+      return found;
+    }
+    function add(r, clip, owner) {
       const left = Math.max(r.left, clip[0]), top = Math.max(r.top, clip[1]);
       const right = Math.min(r.right, clip[2]), bottom = Math.min(r.bottom, clip[3]);
       if (right - left >= 1 && bottom - top >= 1) {
-        out.push([left + dx, top + dy, right - left, bottom - top]);
+        const box = [left + dx, top + dy, right - left, bottom - top];
+        out.push(owner ? box.concat(owner) : box);
       }
     }
     const range = doc.createRange();
@@ -57,7 +77,7 @@ TEXT_BOXES_SCRIPT = """() => {
           r.right > view[0] && r.left < view[2] && r.bottom > view[1] && r.top < view[3]);
         if (!rects.length) continue;
         const clip = clipOf(node.parentElement);
-        if (clip) for (const r of rects) add(r, clip);
+        if (clip) for (const r of rects) add(r, clip, wrappingOf(node.parentElement));
         continue;
       }
       if (node.shadowRoot) walk(doc, node.shadowRoot, dx, dy, clipOf(node) || [0, 0, 0, 0]);
@@ -82,9 +102,18 @@ TEXT_BOXES_SCRIPT = """() => {
   walk(document, document.documentElement, 0, 0, [0, 0, innerWidth, innerHeight]);
   return out;
 }"""
-"""Evaluated in the top frame: a list of [x, y, width, height] in CSS px of the viewport."""
+"""Evaluated in the top frame: a list of [x, y, width, height] in CSS px of the viewport,
+followed, for text in an inline element that wraps, by that element's box."""
 
 
-def text_boxes(raw: Any) -> list[tuple[float, float, float, float]]:
+def text_boxes(raw: Any) -> list[CssBox]:
     """The script's answer as boxes (x, y, width, height in CSS px)."""
-    return [(float(x), float(y), float(w), float(h)) for x, y, w, h in raw]
+    return [(float(b[0]), float(b[1]), float(b[2]), float(b[3])) for b in raw]
+
+
+def wrapping_owners(raw: Any) -> list[CssBox | None]:
+    """For each of ``text_boxes(raw)``, the box of the wrapping inline element (a link over
+    two lines) whose text it is, or None."""
+    return [
+        (float(b[4]), float(b[5]), float(b[6]), float(b[7])) if len(b) > 4 else None for b in raw
+    ]
