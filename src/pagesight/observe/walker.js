@@ -505,7 +505,7 @@
     if (kind.weak && (countActionable(items) >= 3 || (look.box.w * look.box.h > 0.5 * ctx.viewArea && countActionable(items) > 0))) {
       kind.weak = false; // an event-delegation root for a region, not a control
       if (kind.role === "clickable") kind.role = "";
-    } else if (kind.weak && framesOneField(items)) {
+    } else if (kind.weak && framesOneField(items, look.box)) {
       kind.weak = false; // the box drawn around a field (its listener focuses the field)
       if (kind.role === "clickable") kind.role = "";
     }
@@ -810,18 +810,22 @@
     return ownListener.has(node) && node.b !== undefined && node.b[2] * node.b[3] <= 0.25 * box.w * box.h;
   }
 
-  // The wrapper drawn around one field (Material UI's InputBase): nothing else acts inside it.
-  function framesOneField(items) {
+  // The wrapper drawn around one field (Material UI's InputBase): the field fills most of it,
+  // and nothing else acts inside it but icon buttons beside the field (a password's "show").
+  // A card with a small quantity field in it is still a target of its own.
+  function framesOneField(items, box) {
     let field = null;
     for (const it of items) {
       if (typeof it !== "object") continue;
       if (it.i !== undefined) {
-        if (field || !FIELD_ROLES.has(it.r)) return false;
-        field = it;
+        if (FIELD_ROLES.has(it.r)) {
+          if (field) return false;
+          field = it;
+        } else if (it.r !== "button") return false;
       }
       if (it.c && countActionable(it.c)) return false;
     }
-    return field !== null;
+    return field !== null && field.b[2] * field.b[3] >= 0.5 * box.w * box.h;
   }
 
   function emitHeading(el, tag, look, items, content, ctx, out) {
