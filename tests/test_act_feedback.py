@@ -107,3 +107,35 @@ def test_an_animation_running_before_a_click_does_not_make_it_a_change(
     eff = page.act(refresh.id, "click")
     assert eff.kinds == ("no_op",)
     assert eff.restyled == ()
+
+
+def test_a_restyle_is_seen_under_a_hover_fade_deep_inside_above_and_at_a_fades_end(
+    page: Any, server: StaticServer
+) -> None:
+    obs = _open(page, server, "card-highlight.html")
+    # A toggle's hover background fades in under the same transition as its chosen colour.
+    bold = one(obs, "Bold", "clickable")
+    eff = page.act(bold.id, "click")
+    assert eff.kinds == ("dom_change",)
+    assert eff.restyled == (
+        f'[{bold.id}] clickable "Bold": background-color rgb(240, 240, 240) -> rgb(25, 118, 210)',
+    )
+    # The chosen class colours a dot two levels inside, and starts a 600 ms border fade: the
+    # border is said at the colour it fades to.
+    express = one(obs, "Express", "clickable")
+    eff = page.act(express.id, "click")
+    assert eff.restyled == (
+        f'[{express.id}] clickable "Express": border-color rgb(221, 221, 221) -> rgb(204, 0, 0)',
+        '<span class="dot">: background-color rgb(204, 204, 204) -> rgb(46, 125, 50)',
+    )
+    # A button that highlights the card around it.
+    choose = one(obs, "Choose Pro", "button")
+    eff = page.act(choose.id, "click")
+    assert eff.restyled == (
+        '<div id="plan" class="plan on">: border-color rgb(221, 221, 221) -> rgb(37, 99, 235)',
+    )
+    # A focus ring where the click moved focus is not the page's answer to it.
+    tile = one(obs, "Help tile", "clickable")
+    eff = page.act(tile.id, "click")
+    assert _js(page, "document.activeElement.className") == "ring"
+    assert eff.kinds == ("no_op",) and eff.restyled == ()
