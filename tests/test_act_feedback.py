@@ -89,7 +89,11 @@ def test_choosing_a_card_that_the_page_only_highlights_is_a_dom_change(
         f'[{visa.id}] clickable "Visa •••• 4242": border-color rgb(221, 221, 221) -> '
         "rgb(37, 99, 235)",
     )
-    assert f"look: {eff.restyled[0]}" in eff.text()
+    # Said as what it is, without a count of elements that did not change.
+    assert eff.text().splitlines() == [
+        f"click [{visa.id}] -> dom_change",
+        f"  look: {eff.restyled[0]}",
+    ]
     assert eff.to_dict()["restyled"] == list(eff.restyled)
 
     # Clicking it again leaves it as it was: nothing happened.

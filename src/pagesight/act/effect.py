@@ -141,10 +141,11 @@ class Effect:
         if self.changes is not None and "dom_change" in self.kinds:
             c = self.changes
             reshaped = [b for a, b in c.changed if _shape(a) != _shape(b)]
-            lines.append(
-                f"  elements: {len(c.added)} added, {len(c.removed)} removed, "
-                f"{len(reshaped)} changed"
-            )
+            if c.added or c.removed or reshaped:  # not when only a look or a text changed
+                lines.append(
+                    f"  elements: {len(c.added)} added, {len(c.removed)} removed, "
+                    f"{len(reshaped)} changed"
+                )
             shown = [("+", el) for el in c.added] + [("-", el) for el in c.removed]
             shown += [("~", el) for el in reshaped]
             lines.extend(f"  {sign} {_brief(el)}" for sign, el in shown[:_MAX_LINES])
