@@ -73,6 +73,41 @@ def test_a_submit_stopped_by_the_browsers_validation_says_so_and_names_the_field
     assert page.observe().element(email.id).error is None
 
 
+def test_form_invalid_names_only_the_fields_this_submit_stopped_on_and_not_live_checks(
+    page: Any, server: StaticServer
+) -> None:
+    obs = _open(page, server, "form-validation.html")
+    email = one(obs, "Email", "textbox")
+    first = page.act(one(obs, "Create account", "button").id, "click")
+    assert "form_invalid" in first.kinds
+    assert _line(page.observe(), '"Email"').endswith('invalid: "Please fill out this field."]')
+
+    # A form whose own submit handler calls reportValidity: only its field is named, not the
+    # other form's fields, still invalid from before.
+    message = one(obs, "Message", "textbox")
+    eff = page.act(one(obs, "Send feedback", "button").id, "click")
+    assert _js(page, "window.feedbacks") == 0
+    assert "form_invalid" in eff.kinds
+    assert [(el.id, el.error) for el in eff.invalid] == [
+        (message.id, "Please fill out this field.")
+    ]
+    assert f"invalid [{email.id}]" not in eff.text()
+
+    # A wizard's Next button (not a submit) that asks the browser to report its step's field.
+    street = one(obs, "Street", "textbox")
+    step = page.act(one(obs, "Next", "button").id, "click")
+    assert _js(page, "window.steps") == 0
+    assert [el.id for el in step.invalid] == [street.id]
+    assert _line(page.observe(), '"Street"') == (
+        f'[{street.id}] textbox "Street" [required focused invalid: "Please fill out this field."]'
+    )
+
+    # Typing into a form the page checks as the person types is not a submit stopped.
+    typed = page.act(one(obs, "Newsletter email", "textbox").id, "input", text="ada")
+    assert "form_invalid" not in typed.kinds and typed.invalid == ()
+    assert "form not sent" not in typed.text()
+
+
 # --- a click that changes only how things look --------------------------------------------------
 
 

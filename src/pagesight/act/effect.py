@@ -287,7 +287,7 @@ def classify(
             kinds.append("focus_change")
         if seen.validation_stopped:
             kinds.append("form_invalid")
-            invalid = tuple(el for el in after.elements if el.error is not None)
+            invalid = _stopped_on(before, after)
     if seen.downloads:
         kinds.append("download")
     if seen.dialogs:
@@ -327,6 +327,21 @@ def _shape(el: Element) -> tuple[object, ...]:
     """What an element shows besides its value and focus: a change here is a DOM change."""
     states = el.states - _VALUE_STATES - {"focused"}
     return (el.role, el.name, states, el.options)
+
+
+def _stopped_on(before: Observation, after: Observation) -> tuple[Element, ...]:
+    """The fields an invalid event named during the action (not those of another form, still
+    invalid from before)."""
+
+    def last_events(obs: Observation) -> dict[int, int | None]:
+        return {n.id: n.invalid_event for root in obs.tree for n in root.walk() if n.id is not None}
+
+    was, now = last_events(before), last_events(after)
+    return tuple(
+        el
+        for el in after.elements
+        if el.error is not None and now.get(el.id) is not None and now[el.id] != was.get(el.id)
+    )
 
 
 def _newly_focused(before: Observation, after: Observation, acted: int | None) -> Element | None:

@@ -37,6 +37,8 @@ class Node:
     range: tuple[str, str] | None = None
     error: str | None = None
     """The browser's validation message of a field in the ``invalid`` state."""
+    invalid_event: int | None = None
+    """The number, in its document, of the last ``invalid`` event fired at the field."""
     markup: Markup | None = None
 
     @property
@@ -93,5 +95,6 @@ def _node(item: Any, *, doc: str, frame: str | None, id_of: IdOf, hosts: tuple[s
         frame=frame,
         range=(item["min"], item["max"]) if "min" in item else None,
         error=item.get("er"),
+        invalid_event=item.get("ie"),
         markup=markup,
     )

@@ -9,7 +9,8 @@
 //   {r, n, v, s, i, c, ...}      role, name, value, states, local id (if actionable), children
 //   extra keys: b bounds [x,y,w,h] (top-level viewport CSS px), o offscreen, sc local id of the
 //   scroll container, opts option labels, lv heading level, h href, fk frame key (cross-origin
-//   iframe placeholder), fu frame url, er the browser's validation message of an invalid field.
+//   iframe placeholder), fu frame url, er the browser's validation message of an invalid field, ie the number of
+//   its last invalid event in its document.
 (() => {
   const KEY = Symbol.for("pagesight.walker");
   if (globalThis[KEY]) return globalThis[KEY];
@@ -21,7 +22,7 @@
       Object.defineProperty(win, HOOKS, {
         value: {
           clickTargets: new WeakSet(), closedRoots: new WeakMap(), installedEarly: false,
-          invalidFields: new WeakSet(), invalidEvents: () => 0,
+          invalidFields: new WeakMap(), invalidEvents: () => 0,
         },
         enumerable: false,
       });
@@ -790,7 +791,11 @@
     if (tag === "input" && el.type === "range") { node.min = el.min || "0"; node.max = el.max || "100"; }
     const st = statesOf(el, tag, ctx);
     if (st.length) node.s = st;
-    if (node.s && node.s.includes("invalid") && el.validationMessage) node.er = cap(norm(el.validationMessage), MAX_NAME);
+    if (node.s && node.s.includes("invalid") && el.validationMessage) {
+      node.er = cap(norm(el.validationMessage), MAX_NAME);
+      const last = hooksOf(el.ownerDocument.defaultView).invalidFields.get(el);
+      if (last) node.ie = last; // which invalid event last named it: did this action's?
+    }
     if (wantHref && tag === "a" && el.href) node.h = el.href; // resolving URLs is not free
     if (wantMarkup) addMarkup(node, el, flatText(items));
     if (scrollerId !== null) pushState(node, "scrollable");
