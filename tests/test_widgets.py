@@ -144,6 +144,11 @@ def test_a_swatch_with_its_own_listener_inside_a_clickable_card_is_listed(
         f'  [{blue.id}] clickable "Blue"',
     ], obs.text()
 
+    # A listener on the card's body, a box nearly the card's, is the card's own part.
+    hiker = one(obs, "Trail Hiker $99", "clickable")
+    assert _line(obs, "Trail Hiker") == f'[{hiker.id}] clickable "Trail Hiker $99"'
+    assert len([el for el in obs.elements if el.role == "clickable"]) == 5, obs.text()
+
     page.act(blue.id, "click")
     assert _js(page, "window.colour") == "blue"
     assert _js(page, "window.opened") == []  # the swatch, not the card
