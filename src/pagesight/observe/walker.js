@@ -738,13 +738,16 @@
   }
 
   // The widget beside a hidden native control that stands in for it: the sibling drawn right
-  // after it (Select2) or before it, or the one control inside that sibling.
+  // after it (Select2) or before it, or the one control inside that sibling, or its one
+  // combobox (a Select2 multiple also draws a remove button on each chosen item).
   function standInFor(control) {
     for (const sib of [control.nextElementSibling, control.previousElementSibling]) {
       if (!sib || FORM_FIELD.has(sib.localName)) continue;
       if (sib.matches(STAND_IN)) return sib;
       const inside = sib.querySelectorAll(STAND_IN);
       if (inside.length === 1) return inside[0];
+      const boxes = sib.querySelectorAll('[role="combobox"]');
+      if (boxes.length === 1) return boxes[0];
     }
     return null;
   }
