@@ -73,6 +73,41 @@ def test_a_submit_stopped_by_the_browsers_validation_says_so_and_names_the_field
     assert page.observe().element(email.id).error is None
 
 
+def test_form_invalid_names_only_the_fields_this_submit_stopped_on_and_not_live_checks(
+    page: Any, server: StaticServer
+) -> None:
+    obs = _open(page, server, "form-validation.html")
+    email = one(obs, "Email", "textbox")
+    first = page.act(one(obs, "Create account", "button").id, "click")
+    assert "form_invalid" in first.kinds
+    assert _line(page.observe(), '"Email"').endswith('invalid: "Please fill out this field."]')
+
+    # A form whose own submit handler calls reportValidity: only its field is named, not the
+    # other form's fields, still invalid from before.
+    message = one(obs, "Message", "textbox")
+    eff = page.act(one(obs, "Send feedback", "button").id, "click")
+    assert _js(page, "window.feedbacks") == 0
+    assert "form_invalid" in eff.kinds
+    assert [(el.id, el.error) for el in eff.invalid] == [
+        (message.id, "Please fill out this field.")
+    ]
+    assert f"invalid [{email.id}]" not in eff.text()
+
+    # A wizard's Next button (not a submit) that asks the browser to report its step's field.
+    street = one(obs, "Street", "textbox")
+    step = page.act(one(obs, "Next", "button").id, "click")
+    assert _js(page, "window.steps") == 0
+    assert [el.id for el in step.invalid] == [street.id]
+    assert _line(page.observe(), '"Street"') == (
+        f'[{street.id}] textbox "Street" [required focused invalid: "Please fill out this field."]'
+    )
+
+    # Typing into a form the page checks as the person types is not a submit stopped.
+    typed = page.act(one(obs, "Newsletter email", "textbox").id, "input", text="ada")
+    assert "form_invalid" not in typed.kinds and typed.invalid == ()
+    assert "form not sent" not in typed.text()
+
+
 # --- a click that changes only how things look --------------------------------------------------
 
 
@@ -89,7 +124,11 @@ def test_choosing_a_card_that_the_page_only_highlights_is_a_dom_change(
         f'[{visa.id}] clickable "Visa •••• 4242": border-color rgb(221, 221, 221) -> '
         "rgb(37, 99, 235)",
     )
-    assert f"look: {eff.restyled[0]}" in eff.text()
+    # Said as what it is, without a count of elements that did not change.
+    assert eff.text().splitlines() == [
+        f"click [{visa.id}] -> dom_change",
+        f"  look: {eff.restyled[0]}",
+    ]
     assert eff.to_dict()["restyled"] == list(eff.restyled)
 
     # Clicking it again leaves it as it was: nothing happened.
@@ -107,3 +146,35 @@ def test_an_animation_running_before_a_click_does_not_make_it_a_change(
     eff = page.act(refresh.id, "click")
     assert eff.kinds == ("no_op",)
     assert eff.restyled == ()
+
+
+def test_a_restyle_is_seen_under_a_hover_fade_deep_inside_above_and_at_a_fades_end(
+    page: Any, server: StaticServer
+) -> None:
+    obs = _open(page, server, "card-highlight.html")
+    # A toggle's hover background fades in under the same transition as its chosen colour.
+    bold = one(obs, "Bold", "clickable")
+    eff = page.act(bold.id, "click")
+    assert eff.kinds == ("dom_change",)
+    assert eff.restyled == (
+        f'[{bold.id}] clickable "Bold": background-color rgb(240, 240, 240) -> rgb(25, 118, 210)',
+    )
+    # The chosen class colours a dot two levels inside, and starts a 600 ms border fade: the
+    # border is said at the colour it fades to.
+    express = one(obs, "Express", "clickable")
+    eff = page.act(express.id, "click")
+    assert eff.restyled == (
+        f'[{express.id}] clickable "Express": border-color rgb(221, 221, 221) -> rgb(204, 0, 0)',
+        '<span class="dot">: background-color rgb(204, 204, 204) -> rgb(46, 125, 50)',
+    )
+    # A button that highlights the card around it.
+    choose = one(obs, "Choose Pro", "button")
+    eff = page.act(choose.id, "click")
+    assert eff.restyled == (
+        '<div id="plan" class="plan on">: border-color rgb(221, 221, 221) -> rgb(37, 99, 235)',
+    )
+    # A focus ring where the click moved focus is not the page's answer to it.
+    tile = one(obs, "Help tile", "clickable")
+    eff = page.act(tile.id, "click")
+    assert _js(page, "document.activeElement.className") == "ring"
+    assert eff.kinds == ("no_op",) and eff.restyled == ()

@@ -34,8 +34,13 @@ def test_a_text_field_inside_a_listening_wrapper_is_listed_as_the_field(
     page: Any, server: StaticServer
 ) -> None:
     obs = _open(page, server, "field-wrapped.html")
-    # The box Material UI draws around the input listens for clicks; it is the field's frame.
-    assert not [el for el in obs.elements if el.role == "clickable"], obs.text()
+    # The box Material UI draws around the input listens for clicks; it is the field's frame,
+    # also when an icon button sits beside the field in it.
+    basket = one(obs, "Trail Runner, size 42 Qty", "clickable")
+    assert [el for el in obs.elements if el.role == "clickable"] == [basket], obs.text()
+    pw = one(obs, "Password", "textbox")
+    eye = one(obs, "toggle password visibility", "button")
+    assert _line(obs, '"Password"') == f'[{pw.id}] textbox "Password"'
     email = one(obs, "Email Address *", "textbox")
     assert _line(obs, "Email Address") == f'[{email.id}] textbox "Email Address *" [required]'
     nick = one(obs, "Nickname", "textbox")
@@ -48,6 +53,18 @@ def test_a_text_field_inside_a_listening_wrapper_is_listed_as_the_field(
     assert _line(after, "Email Address") == (
         f'[{email.id}] textbox "Email Address *": ada@example.com [required focused]'
     )
+    page.act(eye.id, "click")
+    assert _js(page, "document.getElementById('pw').type") == "text"
+
+    # A card that opens an item, with a small quantity field in it, stays a target of its
+    # own: the field is a part of it, not what it frames.
+    qty = one(obs, "Qty", "spinbutton")
+    assert obs.text().splitlines()[-2:] == [
+        f'[{basket.id}] clickable "Trail Runner, size 42 Qty"',
+        f'  [{qty.id}] spinbutton "Qty": 1',
+    ], obs.text()
+    page.act(basket.id, "click")
+    assert _js(page, "window.opened") == 1
 
 
 # --- what the page hides stays out; the widget that replaces it takes its name ----------------
@@ -64,7 +81,13 @@ def test_a_native_control_hidden_behind_a_custom_select_is_not_listed(
     country = one(obs, "Country *", "combobox")
     assert country.value == "Select an option"
     assert not country.options, "the native select's options belong to the hidden select"
-    assert [el.name for el in obs.elements] == ["Size Medium", "Country *"], obs.text()
+    # A Select2 multiple: its combobox (beside remove buttons) has the label, the <select> is out.
+    tags = one(obs, "Tags", "combobox")
+    assert not [el for el in obs.elements if el.role == "listbox"], obs.text()
+    assert [el.name for el in obs.elements if el.id != tags.id and el.role != "searchbox"] == [
+        "Size Medium",
+        "Country *",
+    ], obs.text()
     assert _line(obs, "Country") == (
         f'[{country.id}] combobox "Country *": Select an option [collapsed]'
     )
@@ -126,6 +149,11 @@ def test_a_swatch_with_its_own_listener_inside_a_clickable_card_is_listed(
         f'  [{red.id}] clickable "Red"',
         f'  [{blue.id}] clickable "Blue"',
     ], obs.text()
+
+    # A listener on the card's body, a box nearly the card's, is the card's own part.
+    hiker = one(obs, "Trail Hiker $99", "clickable")
+    assert _line(obs, "Trail Hiker") == f'[{hiker.id}] clickable "Trail Hiker $99"'
+    assert len([el for el in obs.elements if el.role == "clickable"]) == 5, obs.text()
 
     page.act(blue.id, "click")
     assert _js(page, "window.colour") == "blue"

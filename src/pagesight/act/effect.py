@@ -206,10 +206,11 @@ class Effect:
         if self.changes is not None and "dom_change" in self.kinds:
             c = self.changes
             reshaped = [b for a, b in c.changed if _shape(a) != _shape(b)]
-            lines.append(
-                f"  elements: {len(c.added)} added, {len(c.removed)} removed, "
-                f"{len(reshaped)} changed"
-            )
+            if c.added or c.removed or reshaped:  # not when only a look or a text changed
+                lines.append(
+                    f"  elements: {len(c.added)} added, {len(c.removed)} removed, "
+                    f"{len(reshaped)} changed"
+                )
             shown = [("+", el) for el in c.added] + [("-", el) for el in c.removed]
             shown += [("~", el) for el in reshaped]
             lines.extend(f"  {sign} {_brief(el)}" for sign, el in shown[:_MAX_LINES])
@@ -356,7 +357,7 @@ def classify(
             kinds.append("focus_change")
         if seen.validation_stopped:
             kinds.append("form_invalid")
-            invalid = tuple(el for el in after.elements if el.error is not None)
+            invalid = _stopped_on(before, after)
     if seen.downloads:
         kinds.append("download")
     if seen.dialogs:
@@ -398,6 +399,21 @@ def _shape(el: Element) -> tuple[object, ...]:
     """What an element shows besides its value and focus: a change here is a DOM change."""
     states = el.states - _VALUE_STATES - {"focused"}
     return (el.role, el.name, states, el.options)
+
+
+def _stopped_on(before: Observation, after: Observation) -> tuple[Element, ...]:
+    """The fields an invalid event named during the action (not those of another form, still
+    invalid from before)."""
+
+    def last_events(obs: Observation) -> dict[int, int | None]:
+        return {n.id: n.invalid_event for root in obs.tree for n in root.walk() if n.id is not None}
+
+    was, now = last_events(before), last_events(after)
+    return tuple(
+        el
+        for el in after.elements
+        if el.error is not None and now.get(el.id) is not None and now[el.id] != was.get(el.id)
+    )
 
 
 def _newly_focused(before: Observation, after: Observation, acted: int | None) -> Element | None:

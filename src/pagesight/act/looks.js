@@ -8,11 +8,13 @@
   RING: ["outlineStyle", "outlineColor", "outlineWidth", "boxShadow"],
   KEY: Symbol.for("pagesight.looks"),
 
-  // The element, its ancestors up to its card (three levels, not the body) and its first children.
+  // The element, its ancestors up to its card (three levels, not the body) and its first
+  // descendants, in document order (a card's class often colours only a dot deep inside it).
   arm(el) {
     const els = [el];
     for (let e = el.parentElement, n = 0; e && n < 3 && e.localName !== "body"; e = e.parentElement, n++) els.push(e);
-    for (let c = el.firstElementChild, n = 0; c && n < 6; c = c.nextElementSibling, n++) els.push(c);
+    const walk = el.ownerDocument.createTreeWalker(el, NodeFilter.SHOW_ELEMENT);
+    for (let n = 0; n < 12 && walk.nextNode(); n++) els.push(walk.currentNode);
     globalThis[this.KEY] = { els, before: els.map((e) => this.read(e)) };
   },
 
@@ -28,7 +30,7 @@
       const now = this.read(e);
       const refocused = now.focus !== was.focus;
       const field = ["input", "select", "textarea"].includes(e.localName);
-      const moved = this.PROPS.filter((p) => was.style[p] !== now.style[p] && !was.moving.has(p) &&
+      const moved = this.PROPS.filter((p) => was.style[p] !== now.style[p] &&
         !(refocused && (this.RING.includes(p) || (field && p.startsWith("border")))));
       if (moved.length) out.push([i === 0 ? null : this.describe(e), this.say(moved, was.style, now.style)]);
     });
@@ -37,17 +39,20 @@
 
   read(e) {
     const st = e.ownerDocument.defaultView.getComputedStyle(e);
-    const moving = new Set();
+    const style = {};
+    for (const p of this.PROPS) style[p] = st[p];
     let animated = false;
     for (const a of e.getAnimations()) {
       if (a.playState !== "running") continue;
-      // A transition moves one property (a hover fade); any other animation runs on its own.
-      if (a.transitionProperty) moving.add(a.transitionProperty.replace(/-([a-z])/g, (_, c) => c.toUpperCase()));
-      else animated = true;
+      if (!a.transitionProperty) { animated = true; continue; } // runs on its own (a spinner)
+      // A transition counts by where it ends: a hover fade is the same before and after the
+      // click, and a fade the click started, or turned elsewhere, is seen at its end value.
+      const frames = a.effect ? a.effect.getKeyframes() : [];
+      const p = a.transitionProperty.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
+      const end = frames.length ? frames[frames.length - 1][p] : undefined;
+      if (p in style && end !== undefined) style[p] = end;
     }
-    const style = {};
-    for (const p of this.PROPS) style[p] = st[p];
-    return { style, moving, animated, focus: e.matches(":focus-within") };
+    return { style, animated, focus: e.matches(":focus-within") };
   },
 
   // "border-color rgb(221, 221, 221) -> rgb(37, 99, 235)": the four sides said once.

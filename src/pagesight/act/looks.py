@@ -3,14 +3,15 @@
 Pages often answer a click with nothing but a class: a chosen payment card gets a coloured
 border, a picked swatch a ring. The element tree does not show that, so the computed style of
 a few elements is compared instead (``looks.js``): the one clicked, its ancestors up to its
-card (three levels) and its first children. Only what a person notices is read: colours,
+card (three levels) and its first descendants. Only what a person notices is read: colours,
 borders, outlines, shadows and visibility.
 
 It is noted right after the pointer reaches the element (so ``:hover`` styles are already
-there) and compared once the page has settled. What moves on its own is left out: an element
-running a CSS animation (a spinner, a pulsing badge) before the click, and each property a
-transition was already moving (a hover fade); so are focus rings where focus moved (outlines,
-shadows, and a field's border).
+there) and compared once the page has settled. A property a transition is moving counts by the
+value it moves to, so a hover fade is no change and a fade the click started is seen at its
+end. What moves on its own is left out: an element running a CSS animation (a spinner, a
+pulsing badge) before the click; so are focus rings where focus moved (outlines, shadows, and
+a field's border).
 """
 
 from __future__ import annotations

@@ -727,7 +727,10 @@ class AsyncPage:
                 change = None  # only what animates on its own (a spinner) changed
             seen = replace(seen, screen=change)
         after, doc_after, invalid_after = await self._walk()
-        if doc_after == doc_before and invalid_after > invalid_before:
+        # Only what may submit a form: a page checking its form as the person types
+        # (checkValidity on input) fires invalid events too, with nothing stopped.
+        submits = action in ("click", "press_key", "input_submit")
+        if submits and doc_after == doc_before and invalid_after > invalid_before:
             seen = replace(seen, validation_stopped=True)
         changes = passes.diff(
             before.elements, after.elements, same_document=doc_after == doc_before

@@ -75,12 +75,13 @@
     subtree: true, childList: true, attributes: true, characterData: true,
   });
 
-  // Fields the browser's own form validation stopped a submit on, and how many times it did
-  // (``invalid`` does not bubble, so it is caught on its way down, at the window).
-  const invalidFields = new WeakSet();
+  // Fields the browser's own form validation stopped a submit on, each with the number of its
+  // last invalid event, and how many there were (``invalid`` does not bubble, so it is caught
+  // on its way down, at the window).
+  const invalidFields = new WeakMap();
   let invalidEvents = 0;
   addEventListener.call(globalThis, "invalid", (e) => {
-    if (e.target && e.target.nodeType === ELEMENT_NODE) { invalidFields.add(e.target); invalidEvents += 1; }
+    if (e.target && e.target.nodeType === ELEMENT_NODE) { invalidEvents += 1; invalidFields.set(e.target, invalidEvents); }
   }, { capture: true });
 
   Object.defineProperty(globalThis, KEY, {

@@ -37,6 +37,8 @@ class Node:
     range: tuple[str, str] | None = None
     error: str | None = None
     """The browser's validation message of a field in the ``invalid`` state."""
+    invalid_event: int | None = None
+    """The number, in its document, of the last ``invalid`` event fired at the field."""
     markup: Markup | None = None
     name_hint: bool = False
     """The name was guessed from markup (an icon class, an id, nearby text), not given."""
@@ -101,6 +103,7 @@ def _node(item: Any, *, doc: str, frame: str | None, id_of: IdOf, hosts: tuple[s
         frame=frame,
         range=(item["min"], item["max"]) if "min" in item else None,
         error=item.get("er"),
+        invalid_event=item.get("ie"),
         markup=markup,
         name_hint=bool(item.get("nh")),
         placeholder=item.get("ph"),

@@ -10,9 +10,9 @@
 //   extra keys: b bounds [x,y,w,h] (top-level viewport CSS px), o offscreen, sc local id of the
 //   scroll container, opts option labels, lv heading level, h href, fk frame key (cross-origin
 //   iframe placeholder), fu frame url, er the browser's validation message of an invalid field,
-//   nh the name is a hint guessed from markup, ph the placeholder of an empty labelled field,
-//   hs the states among s hinted by class names, up "upload" applies (a file input or what
-//   opens one).
+//   ie the number of its last invalid event in its document, nh the name is a hint guessed
+//   from markup, ph the placeholder of an empty labelled field, hs the states among s hinted
+//   by class names, up "upload" applies (a file input or what opens one).
 (() => {
   const KEY = Symbol.for("pagesight.walker");
   if (globalThis[KEY]) return globalThis[KEY];
@@ -24,7 +24,7 @@
       Object.defineProperty(win, HOOKS, {
         value: {
           clickTargets: new WeakSet(), closedRoots: new WeakMap(), installedEarly: false,
-          invalidFields: new WeakSet(), invalidEvents: () => 0,
+          invalidFields: new WeakMap(), invalidEvents: () => 0,
         },
         enumerable: false,
       });
@@ -534,7 +534,7 @@
     if (kind.weak && (countActionable(items) >= 3 || (look.box.w * look.box.h > 0.5 * ctx.viewArea && countActionable(items) > 0))) {
       kind.weak = false; // an event-delegation root for a region, not a control
       if (kind.role === "clickable") kind.role = "";
-    } else if (kind.weak && framesOneField(items)) {
+    } else if (kind.weak && framesOneField(items, look.box)) {
       kind.weak = false; // the box drawn around a field (its listener focuses the field)
       if (kind.role === "clickable") kind.role = "";
     }
@@ -769,13 +769,16 @@
   }
 
   // The widget beside a hidden native control that stands in for it: the sibling drawn right
-  // after it (Select2) or before it, or the one control inside that sibling.
+  // after it (Select2) or before it, or the one control inside that sibling, or its one
+  // combobox (a Select2 multiple also draws a remove button on each chosen item).
   function standInFor(control) {
     for (const sib of [control.nextElementSibling, control.previousElementSibling]) {
       if (!sib || FORM_FIELD.has(sib.localName)) continue;
       if (sib.matches(STAND_IN)) return sib;
       const inside = sib.querySelectorAll(STAND_IN);
       if (inside.length === 1) return inside[0];
+      const boxes = sib.querySelectorAll('[role="combobox"]');
+      if (boxes.length === 1) return boxes[0];
     }
     return null;
   }
@@ -843,7 +846,11 @@
     const hinted = classState(el, tag, role, st);
     if (hinted) { st.push(hinted); node.hs = [hinted]; }
     if (st.length) node.s = st;
-    if (node.s && node.s.includes("invalid") && el.validationMessage) node.er = cap(norm(el.validationMessage), MAX_NAME);
+    if (node.s && node.s.includes("invalid") && el.validationMessage) {
+      node.er = cap(norm(el.validationMessage), MAX_NAME);
+      const last = hooksOf(el.ownerDocument.defaultView).invalidFields.get(el);
+      if (last) node.ie = last; // which invalid event last named it: did this action's?
+    }
     if (opensFiles(el, tag, role, ctx)) node.up = 1;
     if (wantHref && tag === "a" && el.href) node.h = el.href; // resolving URLs is not free
     if (wantMarkup) addMarkup(node, el, flatText(items));
@@ -864,18 +871,22 @@
     return ownListener.has(node) && node.b !== undefined && node.b[2] * node.b[3] <= 0.25 * box.w * box.h;
   }
 
-  // The wrapper drawn around one field (Material UI's InputBase): nothing else acts inside it.
-  function framesOneField(items) {
+  // The wrapper drawn around one field (Material UI's InputBase): the field fills most of it,
+  // and nothing else acts inside it but icon buttons beside the field (a password's "show").
+  // A card with a small quantity field in it is still a target of its own.
+  function framesOneField(items, box) {
     let field = null;
     for (const it of items) {
       if (typeof it !== "object") continue;
       if (it.i !== undefined) {
-        if (field || !FIELD_ROLES.has(it.r)) return false;
-        field = it;
+        if (FIELD_ROLES.has(it.r)) {
+          if (field) return false;
+          field = it;
+        } else if (it.r !== "button") return false;
       }
       if (it.c && countActionable(it.c)) return false;
     }
-    return field !== null;
+    return field !== null && field.b[2] * field.b[3] >= 0.5 * box.w * box.h;
   }
 
   // An HTML5 drop zone (a kanban column): it gets an id, so that a drag can be aimed at it.
