@@ -82,6 +82,18 @@ def test_click_options_out_of_range_are_refused_first(
 # --- drags ---------------------------------------------------------------------------------
 
 
+def test_drag_is_listed_only_on_what_a_person_would_drag(page: Any, server: StaticServer) -> None:
+    obs = _open(page, server, "act-drag.html")
+    assert "drag" in one(obs, "Volume", "slider").actions
+    assert "drag" in one(obs, "Fix login bug").actions  # draggable="true"
+    assert "drag" in one(obs, "Write report").actions  # a sortable item: cursor: grab
+    # Not on a heading's link, a button, a field: there it is noise in every observation.
+    clicks = _open(page, server, "act-clicks.html")
+    for el in (one(clicks, "Hold to delete"), one(clicks, "Open in background")):
+        assert "drag" not in el.actions and "hover" in el.actions
+    assert '"drag"' not in clicks.to_json()
+
+
 def test_dragging_a_slider_thumb_by_an_offset_sets_its_value(
     page: Any, server: StaticServer
 ) -> None:

@@ -845,6 +845,7 @@
     if (st.length) node.s = st;
     if (node.s && node.s.includes("invalid") && el.validationMessage) node.er = cap(norm(el.validationMessage), MAX_NAME);
     if (opensFiles(el, tag, role, ctx)) node.up = 1;
+    if (dragSource(el, look)) node.dg = 1;
     if (wantHref && tag === "a" && el.href) node.h = el.href; // resolving URLs is not free
     if (wantMarkup) addMarkup(node, el, flatText(items));
     if (scrollerId !== null) pushState(node, "scrollable");
@@ -876,6 +877,13 @@
       if (it.c && countActionable(it.c)) return false;
     }
     return field !== null;
+  }
+
+  // What a person would drag: an HTML5 drag source, what shows a grab or move cursor (a
+  // sortable item, a kanban card), or what says it is draggable (dnd-kit's roledescription).
+  function dragSource(el, look) {
+    return el.getAttribute("draggable") === "true" || look.cursor === "grab" || look.cursor === "move" ||
+      /drag|sortable/i.test(el.getAttribute("aria-roledescription") || "");
   }
 
   // An HTML5 drop zone (a kanban column): it gets an id, so that a drag can be aimed at it.
