@@ -94,6 +94,34 @@ def test_one_file_only_where_the_input_is_not_multiple(
     assert [f["name"] for f in _seen(page, "cover")["files"]] == ["a.png"]
 
 
+def test_a_drop_zone_with_its_input_inside_takes_files_the_page_does_not_show(
+    page: Any, server: StaticServer, files: dict[str, Path]
+) -> None:
+    zone = one(_open(page, server), "Drag 'n' drop some files here, or click to select files")
+    assert "upload" in zone.actions
+    eff = page.act(zone.id, "upload", files=[files["a.png"], files["b.png"]])
+    assert _seen(page, "dropped") == ["a.png:true", "b.png:true"]
+    # Nothing on the page changed that an observation shows: the files are the value change.
+    assert not eff.values and "value_change" in eff.kinds
+    assert "files: a.png, b.png" in eff.text()
+
+
+def test_an_input_made_on_click_and_removed_after_takes_one_file(
+    page: Any, server: StaticServer, files: dict[str, Path]
+) -> None:
+    add = one(_open(page, server), "Add attachment", "button")
+    with pytest.raises(InvalidOption) as info:  # known only once its chooser opens: one file
+        page.act(add.id, "upload", files=[files["a.png"], files["b.png"]])
+    assert info.value.option == "files" and "one file" in str(info.value)
+    assert _seen(page, "added") is None
+    count = "document.querySelectorAll('input[type=file]').length"
+    inputs = page.playwright.evaluate(count)
+    eff = page.act(add.id, "upload", files=files["resume.txt"])
+    assert _seen(page, "added") == ["resume.txt"]
+    assert eff.files == (files["resume.txt"],)
+    assert page.playwright.evaluate(count) == inputs  # made, given the file, removed
+
+
 def test_a_missing_file_is_refused_before_the_page_is_touched(
     page: Any, server: StaticServer, files: dict[str, Path], tmp_path: Path
 ) -> None:
