@@ -122,6 +122,23 @@ def test_an_input_made_on_click_and_removed_after_takes_one_file(
     assert page.playwright.evaluate(count) == inputs  # made, given the file, removed
 
 
+def test_a_file_of_a_type_the_input_does_not_accept_is_set_and_said(
+    page: Any, server: StaticServer, files: dict[str, Path], tmp_path: Path
+) -> None:
+    contract = one(_open(page, server), "Signed contract")
+    eff = page.act(contract.id, "upload", files=files["resume.txt"])
+    # Chromium sets it (its own chooser would not offer it): the page gets it, the Effect says.
+    assert [f["name"] for f in _seen(page, "contract")["files"]] == ["resume.txt"]
+    assert eff.errors == (
+        "resume.txt is of no type the file input accepts (.pdf, image/*); the page may refuse it",
+    )
+    assert "error: resume.txt is of no type" in eff.text()
+    signed = tmp_path / "Signed.PDF"
+    signed.write_bytes(b"%PDF-1.4")
+    for fits in (signed, files["a.png"]):  # by its extension, or by its MIME type
+        assert page.act(contract.id, "upload", files=fits).errors == ()
+
+
 def test_a_missing_file_is_refused_before_the_page_is_touched(
     page: Any, server: StaticServer, files: dict[str, Path], tmp_path: Path
 ) -> None:

@@ -25,7 +25,7 @@
       type: tag === "input" ? (el.getAttribute("type") || "text").toLowerCase() : "",
       multiple: (tag === "select" || tag === "input") && el.multiple,
       // A file input, or the nearest hidden one a button or label opens (its chooser).
-      files: file ? { multiple: file.multiple, direct: file === el } : null,
+      files: file ? { multiple: file.multiple, direct: file === el, accept: file.accept } : null,
       keys: this.hearsKeys(el),
       lang: ((el.closest("[lang]") || el.ownerDocument.documentElement).getAttribute("lang") || "").toLowerCase(),
       options: tag === "select" ? Array.from(el.options, (o) => o.label || o.text || o.value) : [],

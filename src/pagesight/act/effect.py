@@ -165,7 +165,8 @@ class Effect:
     moved: Moved | None = None
     """What a ``drag`` moved."""
     errors: tuple[str, ...] = field(default=())
-    """What went wrong after the action ran (a failed download); empty when all is well."""
+    """What went wrong after the action ran (a failed download, an uploaded file of a type its
+    input does not accept); empty when all is well."""
 
     @property
     def ok(self) -> bool:
@@ -311,6 +312,8 @@ class Seen:
     restyled: tuple[str, ...] = ()
     files: tuple[Path, ...] = ()
     moved: Moved | None = None
+    errors: tuple[str, ...] = ()
+    """What the action itself found wrong (a file of a type its input does not accept)."""
 
 
 def classify(
@@ -386,7 +389,7 @@ def classify(
         screen=seen.screen,
         files=seen.files,
         moved=seen.moved,
-        errors=tuple(d.error for d in seen.downloads if d.error),
+        errors=tuple(d.error for d in seen.downloads if d.error) + seen.errors,
     )
 
 

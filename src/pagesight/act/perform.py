@@ -106,6 +106,8 @@ class Performed:
     files: tuple[Path, ...] = ()
     moved: Callable[[], Awaitable[Moved]] | None = None
     """For a drag: what moved, to be measured once the page has settled."""
+    errors: tuple[str, ...] = ()
+    """What is wrong though the action ran (a file of a type the input does not accept)."""
 
 
 def check_args(
@@ -404,7 +406,8 @@ async def perform(
         await gestures.upload(
             page, session, handle, facts, args.files, element_id=element_id, ms=ms
         )
-        return Performed(files=args.files)
+        accept = facts["files"]["accept"] if facts.get("files") else ""
+        return Performed(files=args.files, errors=gestures.unaccepted(args.files, accept))
     elif action == "drag":
         assert handle is not None and point is not None and point["top"]
         start = (point["vx"], point["vy"])

@@ -706,7 +706,7 @@ class AsyncPage:
         tabs = self._browser.openings.by(target_id) - opened
         seen = await self._seen(mark, done.scrolled, tabs=tabs, deadline=since + timeout)
         moved = await done.moved() if done.moved is not None else None
-        seen = replace(seen, files=done.files, moved=moved)
+        seen = replace(seen, files=done.files, moved=moved, errors=done.errors)
         if restyled is not None:
             seen = replace(seen, restyled=await restyled())
         now, moving = await self._screen.settled_shot() if shot is not None else (None, None)
