@@ -48,6 +48,22 @@ def test_an_input_mask_listening_on_its_form_formats_what_is_typed(
     assert "value [" in eff.text() and '"(555) 123-4567"' in eff.text()
 
 
+def test_an_inline_onkeyup_handler_is_heard_too(page: Any, server: StaticServer) -> None:
+    card = one(_open(page, server), "Card number", "textbox")
+    eff = page.act(card.id, "input", text="4242424242424242")
+    assert _js(page, "document.getElementById('card').value") == "4242 4242 4242 4242"
+    assert eff.observation.element(card.id).value == "4242 4242 4242 4242"
+
+
+def test_keys_false_inserts_the_text_though_the_field_listens(
+    page: Any, server: StaticServer
+) -> None:
+    field = one(_open(page, server), "Start date", "textbox")
+    eff = page.act(field.id, "input", text="01/15/2000", keys=False)
+    assert _js(page, "window.picked") is None  # its keyup handler never ran
+    assert eff.observation.element(field.id).value == "01/15/2000"
+
+
 def test_keys_true_types_key_by_key_where_no_listener_is_seen(
     page: Any, server: StaticServer
 ) -> None:
