@@ -139,6 +139,21 @@ def test_an_html5_card_dragged_to_another_column_is_dropped_there(
     assert "dom_change" in eff.kinds
 
 
+def test_a_drag_that_moves_nothing_says_so(page: Any, server: StaticServer) -> None:
+    obs = _open(page, server, "act-drag.html")
+    card = one(obs, "Update docs")
+    # Dropped where nothing accepts it, while the page renames a neighbour: the card stays.
+    rename = "document.getElementById('card-1').textContent = 'Fix login bug (seen)'"
+    _js(page, f"document.addEventListener('dragend', () => {{ {rename}; }})")
+    eff = page.act(card.id, "drag", by=(0, -120))
+    assert _js(page, "document.getElementById('card-2').parentElement.id") == "todo"
+    assert eff.moved is not None and not eff.moved.changed
+    assert "moved: nothing; the dragged element stayed at " in eff.text()
+    assert "order" not in eff.text()
+    assert eff.changes is not None  # what did change is still reported
+    assert "Fix login bug (seen)" in [after.name for _, after in eff.changes.changed]
+
+
 def test_a_drag_target_is_checked_like_the_dragged_element(page: Any, server: StaticServer) -> None:
     obs = _open(page, server, "act-drag.html")
     card = one(obs, "Fix login bug")

@@ -86,19 +86,27 @@ class Moved:
     value_after: str | None = None
 
     @property
+    def reordered(self) -> bool:
+        """The same items in another order (a sibling's text changing is no move)."""
+        before, after = self.order_before, self.order_after
+        return before != after and sorted(before) == sorted(after)
+
+    @property
     def changed(self) -> bool:
         return (
             self.box_after != self.box_before
             or self.holder_after != self.holder_before
-            or self.order_after != self.order_before
+            or self.reordered
             or self.value_after != self.value_before
         )
 
     def text(self) -> str:
         if self.box_after is None:
             return "moved: the dragged element was replaced by the page"
+        if not self.changed:
+            return f"moved: nothing; the dragged element stayed at {_box(self.box_before)}"
         parts = [f"box {_box(self.box_before)} -> {_box(self.box_after)}"]
-        if self.order_after != self.order_before:
+        if self.reordered or self.holder_after != self.holder_before:
             parts.append(f"order {', '.join(self.order_before)} -> {', '.join(self.order_after)}")
         if self.holder_after != self.holder_before:
             parts.append(f"from {self.holder_before} into {self.holder_after}")
