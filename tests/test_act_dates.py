@@ -89,6 +89,9 @@ def test_find_names_date_fields_as_fields(page: Any, server: StaticServer) -> No
     obs = _open(page, server)
     assert obs.find("event date field")[0].element.name == "Event date"
     assert obs.find("start time input")[0].element.role == "time"
+    # Beside a link of the same name, the field is the one "field" means.
+    assert obs.find("check-in field")[0].element.role == "datetime-local"
+    assert obs.find("check-in link")[0].element.role == "link"
 
 
 @pytest.mark.parametrize(

@@ -48,6 +48,19 @@ def test_an_input_mask_listening_on_its_form_formats_what_is_typed(
     assert "value [" in eff.text() and '"(555) 123-4567"' in eff.text()
 
 
+def test_appended_keys_go_to_the_end_of_their_field_not_where_focus_was(
+    page: Any, server: StaticServer
+) -> None:
+    obs = _open(page, server)
+    phone, coupon = one(obs, "Phone", "textbox"), one(obs, "Coupon code", "textbox")
+    page.act(phone.id, "input", text="555")
+    page.act(coupon.id, "click")  # focus is elsewhere now
+    eff = page.act(phone.id, "input", text="1234567", append=True)
+    assert _js(page, "document.getElementById('phone').value") == "(555) 123-4567"
+    assert _js(page, "document.getElementById('coupon').value") == ""
+    assert eff.observation.element(phone.id).value == "(555) 123-4567"
+
+
 def test_an_inline_onkeyup_handler_is_heard_too(page: Any, server: StaticServer) -> None:
     card = one(_open(page, server), "Card number", "textbox")
     eff = page.act(card.id, "input", text="4242424242424242")
