@@ -217,6 +217,13 @@
     return typeof el.value === "string" ? el.value : "";
   },
 
+  // The browser's message for a value it keeps but will not submit (under min, over max,
+  // off step); "" when the value is fine or only missing.
+  badValue(el) {
+    const v = el.validity;
+    return v && (v.rangeUnderflow || v.rangeOverflow || v.stepMismatch) ? el.validationMessage : "";
+  },
+
   scrollable(el) {
     const st = el.ownerDocument.defaultView.getComputedStyle(el);
     const y = /(auto|scroll)/.test(st.overflowY) && el.scrollHeight > el.clientHeight;

@@ -374,9 +374,10 @@ async def perform(
             await page.mouse.move(point["vx"], point["vy"])
     elif action in ("input", "input_submit"):
         assert handle is not None and args.text is not None and element_id is not None
-        await _input(page, handle, facts, args, element_id=element_id, ms=ms)
+        errors = await _input(page, handle, facts, args, element_id=element_id, ms=ms)
         if action == "input_submit":
             await page.keyboard.press("Enter")
+        return Performed(errors=errors)
     elif action == "press_key":
         assert args.key is not None
         if handle is not None:
@@ -428,16 +429,16 @@ async def _input(
     *,
     element_id: int,
     ms: float,
-) -> None:
+) -> tuple[str, ...]:
     """Text into a field: a date or time in the control's own format; key by key when the
-    field (or an element around it) listens for keys, or ``keys=True``; else inserted."""
+    field (or an element around it) listens for keys, or ``keys=True``; else inserted.
+    Returns what is wrong with the value though the field kept it."""
     assert args.text is not None
     kind = facts["type"]
     if kind in DATE_TYPES:
-        await _input_date(
+        return await _input_date(
             handle, args.text, kind=kind, lang=facts["lang"], element_id=element_id, ms=ms
         )
-        return
     by_key = args.keys if args.keys is not None else facts["keys"]
     if args.append:
         await handle.evaluate(helper("caretToEnd"))
@@ -449,11 +450,12 @@ async def _input(
         await page.keyboard.insert_text(args.text)
     else:
         await handle.fill(args.text, force=True, timeout=ms)
+    return ()
 
 
 async def _input_date(
     handle: ElementHandle, text: str, *, kind: str, lang: str, element_id: int, ms: float
-) -> None:
+) -> tuple[str, ...]:
     takes = f"[{element_id}] {kind} takes {FORMATS[kind]}"
     try:
         value = control_value(text, kind, lang=lang)
@@ -470,6 +472,12 @@ async def _input_date(
             f"{takes}; {text!r} was set as {value!r} but the page left it {left}",
             element_id=element_id,
         )
+    # Kept, but out of the field's min and max or off its step (seconds where it takes
+    # minutes): the browser's own validation will stop the form, in its own words.
+    unsendable = await handle.evaluate(helper("badValue"))
+    if unsendable:
+        return (f"[{element_id}] {kind} kept {value!r}, but a form will not send it: {unsendable}",)
+    return ()
 
 
 async def _select_native(
