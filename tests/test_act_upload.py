@@ -106,6 +106,16 @@ def test_a_drop_zone_with_its_input_inside_takes_files_the_page_does_not_show(
     assert "files: a.png, b.png" in eff.text()
 
 
+def test_a_web_components_button_offers_upload_to_its_hidden_input(
+    page: Any, server: StaticServer, files: dict[str, Path]
+) -> None:
+    browse = one(_open(page, server), "Browse component files", "button")
+    assert "upload" in browse.actions  # its input is in the same shadow root
+    eff = page.act(browse.id, "upload", files=files["a.png"])
+    assert _seen(page, "component") == ["a.png:true"]
+    assert eff.files == (files["a.png"],)
+
+
 def test_an_input_made_on_click_and_removed_after_takes_one_file(
     page: Any, server: StaticServer, files: dict[str, Path]
 ) -> None:

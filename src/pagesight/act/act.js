@@ -174,13 +174,15 @@
   },
 
   // The file input an upload on this element sets: the element itself, a label's control, or
-  // a hidden file input inside the element or its parent or grandparent (a styled button that
-  // calls input.click()). The walker offers "upload" by the same rule.
+  // a hidden file input inside the element or its parent or grandparent, or the shadow root it
+  // sits at the top of (a styled button that calls input.click()). The walker offers "upload"
+  // by the same rule.
   fileInput(el) {
     const isFile = (n) => n && n.localName === "input" && (n.getAttribute("type") || "").toLowerCase() === "file";
     if (isFile(el)) return el;
     if (el.localName === "label" && isFile(el.control)) return el.control;
-    for (let n = el, up = 0; n && up < 3; n = n.parentElement, up++) {
+    const up1 = (n) => n.parentElement || (n.parentNode && n.parentNode.host ? n.parentNode : null);
+    for (let n = el, up = 0; n && up < 3; n = up1(n), up++) {
       const found = Array.from(n.querySelectorAll('input[type="file" i]')).find((f) => this.undrawn(f));
       if (found) return found;
     }

@@ -898,17 +898,25 @@
   }
 
   // Whether "upload" applies: a file input, or a button beside a hidden one it opens (the
-  // element, its parent or grandparent holds it; act.js finds the input by the same rule).
+  // element, its parent or grandparent holds it, or the shadow root it sits at the top of, as
+  // in a file-upload web component; act.js finds the input by the same rule).
   function opensFiles(el, tag, role, ctx) {
     if (tag === "input") return el.type === "file";
-    if (!ctx.fileInputs.length || !(role === "button" || role === "link" || role === "clickable")) return false;
-    for (let n = el, up = 0; n && up < 3; n = n.parentElement, up++) {
-      for (const f of ctx.fileInputs) if (n.contains(f)) return true;
+    if (!(role === "button" || role === "link" || role === "clickable")) return false;
+    const root = el.getRootNode();
+    const inputs = root.host ? undrawnFileInputs(root) : ctx.fileInputs;
+    for (let n = el, up = 0; n && up < 3 && inputs.length; n = n.parentElement || shadowOf(n), up++) {
+      for (const f of inputs) if (n.contains(f)) return true;
     }
     return false;
   }
 
-  // The file inputs of a document that the page does not draw (a button or label opens them).
+  function shadowOf(n) {
+    return n.parentNode && n.parentNode.host ? n.parentNode : null;
+  }
+
+  // The file inputs of a document (or shadow root) that the page does not draw (a button or
+  // label opens them).
   function undrawnFileInputs(doc) {
     return Array.from(doc.querySelectorAll('input[type="file" i]')).filter((f) => {
       const r = f.getBoundingClientRect();
