@@ -52,6 +52,22 @@ def test_a_right_click_opens_the_pages_context_menu(page: Any, server: StaticSer
     assert _js(page, "window.log")[-1] == "auxclick:1"
 
 
+def test_a_middle_click_on_a_link_opens_it_in_a_new_tab(
+    page: Any, browser: Any, server: StaticServer
+) -> None:
+    obs = _open(page, server, "act-clicks.html")
+    eff = page.act(one(obs, "Planner", "link").id, "click", button="middle")
+    assert "new_tab" in eff.kinds and "navigation" not in eff.kinds
+    assert page.url == server.url("act-clicks.html")
+    (opened,) = eff.new_tabs
+    tab = browser.page(opened.id)
+    try:
+        assert opened.url == server.url("act-drag.html")
+        assert "Planner" in tab.observe().text()
+    finally:
+        tab.close()
+
+
 @pytest.mark.parametrize(
     ("options", "option"),
     [
