@@ -89,6 +89,18 @@ def test_keys_true_types_key_by_key_where_no_listener_is_seen(
     assert eff.observation.element(coupon.id).value == "SAVE10"
 
 
+def test_a_line_break_typed_into_a_one_line_field_is_a_space_not_enter(
+    page: Any, server: StaticServer
+) -> None:
+    coupon = one(_open(page, server), "Coupon code", "textbox")
+    plain = page.act(coupon.id, "input", text="SAVE\n10")  # inserted: the browser's own way
+    assert _js(page, "document.getElementById('coupon').value") == "SAVE 10"
+    assert plain.observation.element(coupon.id).value == "SAVE 10"
+    page.act(coupon.id, "input", text="GIFT\r\n20", keys=True)  # typed: the same value
+    assert _js(page, "document.getElementById('coupon').value") == "GIFT 20"
+    assert "Enter" not in _js(page, "window.couponKeys")  # no Enter to submit a form
+
+
 def test_keys_goes_with_text_input_only(page: Any, server: StaticServer) -> None:
     coupon = one(_open(page, server), "Coupon code", "textbox")
     with pytest.raises(InvalidOption) as info:

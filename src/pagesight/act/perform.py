@@ -72,6 +72,7 @@ _NAMED_KEYS = frozenset(
 _CHOOSER_OPENERS = frozenset({"button", "link", "clickable", "a", "label"})
 """What a click may open a file chooser from, when no file input is known beside it."""
 _CODE_KEY = re.compile(r"F([1-9]|1[0-9]|2[0-4])|Key[A-Z]|Digit[0-9]|Numpad[0-9]")
+_LINE_BREAK = re.compile(r"\r\n?|\n")
 POPUP_WAIT_S = 2.0
 _HAS_FOCUS = """(el) => {
   const active = el.getRootNode().activeElement || el.ownerDocument.activeElement;
@@ -445,7 +446,10 @@ async def _input(
     elif by_key:
         await handle.fill("", force=True, timeout=ms)  # focus, select all, Delete; then type
     if by_key:
-        await page.keyboard.type(args.text)  # trusted keydown, keypress, input, keyup
+        # In a one-line field a line break goes in as a space, as inserted text does: typed,
+        # it would be Enter, and Enter submits the form.
+        text = _LINE_BREAK.sub(" ", args.text) if facts["tag"] == "input" else args.text
+        await page.keyboard.type(text)  # trusted keydown, keypress, input, keyup
     elif args.append:
         await page.keyboard.insert_text(args.text)
     else:
