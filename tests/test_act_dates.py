@@ -85,10 +85,32 @@ def test_a_field_the_page_leaves_empty_is_an_error_not_a_silent_blank(
     assert "left it empty" in str(info.value) and "YYYY-MM-DD" in str(info.value)
 
 
+def test_a_value_kept_but_out_of_bounds_or_step_is_said(page: Any, server: StaticServer) -> None:
+    obs = _open(page, server)
+    trip = one(obs, "Trip start")
+    eff = page.act(trip.id, "input", text="1 Jan 2030")
+    assert _value(page, "trip") == "2030-01-01"  # the browser keeps it, as typed by a person
+    message = page.playwright.evaluate("document.getElementById('trip').validationMessage")
+    assert message  # the browser's own words, as it will say them when the form is sent
+    assert eff.errors == (
+        f"[{trip.id}] date kept '2030-01-01', but a form will not send it: {message}",
+    )
+    assert "error: " in eff.text()
+    # Seconds in a field that takes whole minutes (no step=): kept, and not sendable either.
+    check_in = one(obs, "Check-in", "datetime-local")
+    late = page.act(check_in.id, "input", text="2025-05-01T13:45:30")
+    assert len(late.errors) == 1 and "'2025-05-01T13:45:30'" in late.errors[0]
+    assert page.act(check_in.id, "input", text="2025-05-01T13:45").errors == ()
+    assert page.act(trip.id, "input", text="May 1, 2025").errors == ()
+
+
 def test_find_names_date_fields_as_fields(page: Any, server: StaticServer) -> None:
     obs = _open(page, server)
     assert obs.find("event date field")[0].element.name == "Event date"
     assert obs.find("start time input")[0].element.role == "time"
+    # Beside a link of the same name, the field is the one "field" means.
+    assert obs.find("check-in field")[0].element.role == "datetime-local"
+    assert obs.find("check-in link")[0].element.role == "link"
 
 
 @pytest.mark.parametrize(

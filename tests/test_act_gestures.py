@@ -52,6 +52,22 @@ def test_a_right_click_opens_the_pages_context_menu(page: Any, server: StaticSer
     assert _js(page, "window.log")[-1] == "auxclick:1"
 
 
+def test_a_middle_click_on_a_link_opens_it_in_a_new_tab(
+    page: Any, browser: Any, server: StaticServer
+) -> None:
+    obs = _open(page, server, "act-clicks.html")
+    eff = page.act(one(obs, "Planner", "link").id, "click", button="middle")
+    assert "new_tab" in eff.kinds and "navigation" not in eff.kinds
+    assert page.url == server.url("act-clicks.html")
+    (opened,) = eff.new_tabs
+    tab = browser.page(opened.id)
+    try:
+        assert opened.url == server.url("act-drag.html")
+        assert "Planner" in tab.observe().text()
+    finally:
+        tab.close()
+
+
 @pytest.mark.parametrize(
     ("options", "option"),
     [
@@ -80,6 +96,18 @@ def test_click_options_out_of_range_are_refused_first(
 
 
 # --- drags ---------------------------------------------------------------------------------
+
+
+def test_drag_is_listed_only_on_what_a_person_would_drag(page: Any, server: StaticServer) -> None:
+    obs = _open(page, server, "act-drag.html")
+    assert "drag" in one(obs, "Volume", "slider").actions
+    assert "drag" in one(obs, "Fix login bug").actions  # draggable="true"
+    assert "drag" in one(obs, "Write report").actions  # a sortable item: cursor: grab
+    # Not on a heading's link, a button, a field: there it is noise in every observation.
+    clicks = _open(page, server, "act-clicks.html")
+    for el in (one(clicks, "Hold to delete"), one(clicks, "Open in background")):
+        assert "drag" not in el.actions and "hover" in el.actions
+    assert '"drag"' not in clicks.to_json()
 
 
 def test_dragging_a_slider_thumb_by_an_offset_sets_its_value(
@@ -125,6 +153,21 @@ def test_an_html5_card_dragged_to_another_column_is_dropped_there(
     assert eff.moved.holder_after.startswith('<section id="done"')
     assert 'into <section id="done"' in eff.text()
     assert "dom_change" in eff.kinds
+
+
+def test_a_drag_that_moves_nothing_says_so(page: Any, server: StaticServer) -> None:
+    obs = _open(page, server, "act-drag.html")
+    card = one(obs, "Update docs")
+    # Dropped where nothing accepts it, while the page renames a neighbour: the card stays.
+    rename = "document.getElementById('card-1').textContent = 'Fix login bug (seen)'"
+    _js(page, f"document.addEventListener('dragend', () => {{ {rename}; }})")
+    eff = page.act(card.id, "drag", by=(0, -120))
+    assert _js(page, "document.getElementById('card-2').parentElement.id") == "todo"
+    assert eff.moved is not None and not eff.moved.changed
+    assert "moved: nothing; the dragged element stayed at " in eff.text()
+    assert "order" not in eff.text()
+    assert eff.changes is not None  # what did change is still reported
+    assert "Fix login bug (seen)" in [after.name for _, after in eff.changes.changed]
 
 
 def test_a_drag_target_is_checked_like_the_dragged_element(page: Any, server: StaticServer) -> None:

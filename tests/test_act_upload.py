@@ -94,6 +94,61 @@ def test_one_file_only_where_the_input_is_not_multiple(
     assert [f["name"] for f in _seen(page, "cover")["files"]] == ["a.png"]
 
 
+def test_a_drop_zone_with_its_input_inside_takes_files_the_page_does_not_show(
+    page: Any, server: StaticServer, files: dict[str, Path]
+) -> None:
+    zone = one(_open(page, server), "Drag 'n' drop some files here, or click to select files")
+    assert "upload" in zone.actions
+    eff = page.act(zone.id, "upload", files=[files["a.png"], files["b.png"]])
+    assert _seen(page, "dropped") == ["a.png:true", "b.png:true"]
+    # Nothing on the page changed that an observation shows: the files are the value change.
+    assert not eff.values and "value_change" in eff.kinds
+    assert "files: a.png, b.png" in eff.text()
+
+
+def test_a_web_components_button_offers_upload_to_its_hidden_input(
+    page: Any, server: StaticServer, files: dict[str, Path]
+) -> None:
+    browse = one(_open(page, server), "Browse component files", "button")
+    assert "upload" in browse.actions  # its input is in the same shadow root
+    eff = page.act(browse.id, "upload", files=files["a.png"])
+    assert _seen(page, "component") == ["a.png:true"]
+    assert eff.files == (files["a.png"],)
+
+
+def test_an_input_made_on_click_and_removed_after_takes_one_file(
+    page: Any, server: StaticServer, files: dict[str, Path]
+) -> None:
+    add = one(_open(page, server), "Add attachment", "button")
+    with pytest.raises(InvalidOption) as info:  # known only once its chooser opens: one file
+        page.act(add.id, "upload", files=[files["a.png"], files["b.png"]])
+    assert info.value.option == "files" and "one file" in str(info.value)
+    assert _seen(page, "added") is None
+    count = "document.querySelectorAll('input[type=file]').length"
+    inputs = page.playwright.evaluate(count)
+    eff = page.act(add.id, "upload", files=files["resume.txt"])
+    assert _seen(page, "added") == ["resume.txt"]
+    assert eff.files == (files["resume.txt"],)
+    assert page.playwright.evaluate(count) == inputs  # made, given the file, removed
+
+
+def test_a_file_of_a_type_the_input_does_not_accept_is_set_and_said(
+    page: Any, server: StaticServer, files: dict[str, Path], tmp_path: Path
+) -> None:
+    contract = one(_open(page, server), "Signed contract")
+    eff = page.act(contract.id, "upload", files=files["resume.txt"])
+    # Chromium sets it (its own chooser would not offer it): the page gets it, the Effect says.
+    assert [f["name"] for f in _seen(page, "contract")["files"]] == ["resume.txt"]
+    assert eff.errors == (
+        "resume.txt is of no type the file input accepts (.pdf, image/*); the page may refuse it",
+    )
+    assert "error: resume.txt is of no type" in eff.text()
+    signed = tmp_path / "Signed.PDF"
+    signed.write_bytes(b"%PDF-1.4")
+    for fits in (signed, files["a.png"]):  # by its extension, or by its MIME type
+        assert page.act(contract.id, "upload", files=fits).errors == ()
+
+
 def test_a_missing_file_is_refused_before_the_page_is_touched(
     page: Any, server: StaticServer, files: dict[str, Path], tmp_path: Path
 ) -> None:

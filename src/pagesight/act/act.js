@@ -25,7 +25,7 @@
       type: tag === "input" ? (el.getAttribute("type") || "text").toLowerCase() : "",
       multiple: (tag === "select" || tag === "input") && el.multiple,
       // A file input, or the nearest hidden one a button or label opens (its chooser).
-      files: file ? { multiple: file.multiple, direct: file === el } : null,
+      files: file ? { multiple: file.multiple, direct: file === el, accept: file.accept } : null,
       keys: this.hearsKeys(el),
       lang: ((el.closest("[lang]") || el.ownerDocument.documentElement).getAttribute("lang") || "").toLowerCase(),
       options: tag === "select" ? Array.from(el.options, (o) => o.label || o.text || o.value) : [],
@@ -174,13 +174,15 @@
   },
 
   // The file input an upload on this element sets: the element itself, a label's control, or
-  // a hidden file input inside the element or its parent or grandparent (a styled button that
-  // calls input.click()). The walker offers "upload" by the same rule.
+  // a hidden file input inside the element or its parent or grandparent, or the shadow root it
+  // sits at the top of (a styled button that calls input.click()). The walker offers "upload"
+  // by the same rule.
   fileInput(el) {
     const isFile = (n) => n && n.localName === "input" && (n.getAttribute("type") || "").toLowerCase() === "file";
     if (isFile(el)) return el;
     if (el.localName === "label" && isFile(el.control)) return el.control;
-    for (let n = el, up = 0; n && up < 3; n = n.parentElement, up++) {
+    const up1 = (n) => n.parentElement || (n.parentNode && n.parentNode.host ? n.parentNode : null);
+    for (let n = el, up = 0; n && up < 3; n = up1(n), up++) {
       const found = Array.from(n.querySelectorAll('input[type="file" i]')).find((f) => this.undrawn(f));
       if (found) return found;
     }
@@ -215,6 +217,13 @@
   // The value a date or time input holds now (to tell whether the page kept what was set).
   valueNow(el) {
     return typeof el.value === "string" ? el.value : "";
+  },
+
+  // The browser's message for a value it keeps but will not submit (under min, over max,
+  // off step); "" when the value is fine or only missing.
+  badValue(el) {
+    const v = el.validity;
+    return v && (v.rangeUnderflow || v.rangeOverflow || v.stepMismatch) ? el.validationMessage : "";
   },
 
   scrollable(el) {

@@ -86,19 +86,27 @@ class Moved:
     value_after: str | None = None
 
     @property
+    def reordered(self) -> bool:
+        """The same items in another order (a sibling's text changing is no move)."""
+        before, after = self.order_before, self.order_after
+        return before != after and sorted(before) == sorted(after)
+
+    @property
     def changed(self) -> bool:
         return (
             self.box_after != self.box_before
             or self.holder_after != self.holder_before
-            or self.order_after != self.order_before
+            or self.reordered
             or self.value_after != self.value_before
         )
 
     def text(self) -> str:
         if self.box_after is None:
             return "moved: the dragged element was replaced by the page"
+        if not self.changed:
+            return f"moved: nothing; the dragged element stayed at {_box(self.box_before)}"
         parts = [f"box {_box(self.box_before)} -> {_box(self.box_after)}"]
-        if self.order_after != self.order_before:
+        if self.reordered or self.holder_after != self.holder_before:
             parts.append(f"order {', '.join(self.order_before)} -> {', '.join(self.order_after)}")
         if self.holder_after != self.holder_before:
             parts.append(f"from {self.holder_before} into {self.holder_after}")
@@ -165,7 +173,8 @@ class Effect:
     moved: Moved | None = None
     """What a ``drag`` moved."""
     errors: tuple[str, ...] = field(default=())
-    """What went wrong after the action ran (a failed download); empty when all is well."""
+    """What went wrong after the action ran (a failed download, an uploaded file of a type its
+    input does not accept); empty when all is well."""
 
     @property
     def ok(self) -> bool:
@@ -312,6 +321,8 @@ class Seen:
     restyled: tuple[str, ...] = ()
     files: tuple[Path, ...] = ()
     moved: Moved | None = None
+    errors: tuple[str, ...] = ()
+    """What the action itself found wrong (a file of a type its input does not accept)."""
 
 
 def classify(
@@ -387,7 +398,7 @@ def classify(
         screen=seen.screen,
         files=seen.files,
         moved=seen.moved,
-        errors=tuple(d.error for d in seen.downloads if d.error),
+        errors=tuple(d.error for d in seen.downloads if d.error) + seen.errors,
     )
 
 

@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -85,7 +85,24 @@ class PageEvents:
         self.downloads.append(download)
 
     def _on_popup(self, popup: PlaywrightPage) -> None:
-        self.popups.append(popup)
+        if popup not in self.popups:
+            self.popups.append(popup)
+
+    def _on_tab(self, tab: PlaywrightPage) -> None:
+        self._on_popup(tab)
+
+    @contextlib.contextmanager
+    def tabs_without_opener(self, page: PlaywrightPage, *, catch: bool) -> Iterator[None]:
+        """While a middle click runs, the tabs made in the page's browser context are its new
+        tabs: Playwright raises no popup for a tab without an opener."""
+        if not catch:
+            yield
+            return
+        page.context.on("page", self._on_tab)
+        try:
+            yield
+        finally:
+            page.context.remove_listener("page", self._on_tab)
 
     async def _on_dialog(self, dialog: PlaywrightDialog) -> None:
         policy = self.policy()
@@ -112,6 +129,7 @@ class Openings:
 
     def __init__(self) -> None:
         self._by_opener: Counter[str] = Counter()
+        self._unowned: Counter[str] = Counter()
 
     async def attach(self, browser: PlaywrightBrowser) -> None:
         session = await browser.new_browser_cdp_session()
@@ -122,10 +140,15 @@ class Openings:
         info = event["targetInfo"]
         if info.get("type") == "page" and info.get("openerId"):
             self._by_opener[info["openerId"]] += 1
+        elif info.get("type") == "page":  # a middle-clicked link's tab has no opener
+            self._unowned[info.get("browserContextId", "")] += 1
 
-    def by(self, target_id: str) -> int:
-        """How many tabs the tab ``target_id`` has opened so far."""
-        return self._by_opener[target_id]
+    def by(self, target_id: str, context_id: str | None = None) -> int:
+        """How many tabs the tab ``target_id`` has opened so far; with ``context_id``, every
+        tab made without an opener in that browser context counts too (a middle-clicked
+        link's, or one pagesight opened)."""
+        unowned = self._unowned[context_id] if context_id is not None else 0
+        return self._by_opener[target_id] + unowned
 
 
 async def save_downloads(

@@ -9,6 +9,7 @@ In Chromium a drag with the mouse also drives HTML5 drag and drop (``dragstart``
 from __future__ import annotations
 
 import asyncio
+import mimetypes
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -131,6 +132,34 @@ async def _set_files(
         await session.send("DOM.setFileInputFiles", {"files": paths, "objectId": object_id})
     finally:
         await session.send("Runtime.releaseObject", {"objectId": object_id})
+
+
+def unaccepted(files: tuple[Path, ...], accept: str) -> tuple[str, ...]:
+    """What to say of each file that is of no type the input's ``accept`` names (``.pdf``,
+    ``image/*``, ``application/pdf``): Chromium sets it all the same, but its own chooser would
+    not offer it, and the page may refuse it. A file whose type cannot be told is not named."""
+    wanted = [t.strip().lower() for t in accept.split(",") if t.strip()]
+    if not wanted:
+        return ()
+    said = []
+    for path in files:
+        kind = (mimetypes.guess_type(path.name)[0] or "").lower()
+        if not kind and any(not t.startswith(".") for t in wanted):
+            continue  # a MIME type is asked for, and this file's is unknown
+        if not any(_accepts(t, path, kind) for t in wanted):
+            said.append(
+                f"{path.name} is of no type the file input accepts ({accept}); "
+                "the page may refuse it"
+            )
+    return tuple(said)
+
+
+def _accepts(wanted: str, path: Path, kind: str) -> bool:
+    if wanted.startswith("."):
+        return path.name.lower().endswith(wanted)
+    if wanted.endswith("/*"):
+        return kind.startswith(wanted[:-1])
+    return kind == wanted
 
 
 async def drag(

@@ -72,6 +72,7 @@ _NAMED_KEYS = frozenset(
 _CHOOSER_OPENERS = frozenset({"button", "link", "clickable", "a", "label"})
 """What a click may open a file chooser from, when no file input is known beside it."""
 _CODE_KEY = re.compile(r"F([1-9]|1[0-9]|2[0-4])|Key[A-Z]|Digit[0-9]|Numpad[0-9]")
+_LINE_BREAK = re.compile(r"\r\n?|\n")
 POPUP_WAIT_S = 2.0
 _HAS_FOCUS = """(el) => {
   const active = el.getRootNode().activeElement || el.ownerDocument.activeElement;
@@ -106,6 +107,8 @@ class Performed:
     files: tuple[Path, ...] = ()
     moved: Callable[[], Awaitable[Moved]] | None = None
     """For a drag: what moved, to be measured once the page has settled."""
+    errors: tuple[str, ...] = ()
+    """What is wrong though the action ran (a file of a type the input does not accept)."""
 
 
 def check_args(
@@ -372,9 +375,10 @@ async def perform(
             await page.mouse.move(point["vx"], point["vy"])
     elif action in ("input", "input_submit"):
         assert handle is not None and args.text is not None and element_id is not None
-        await _input(page, handle, facts, args, element_id=element_id, ms=ms)
+        errors = await _input(page, handle, facts, args, element_id=element_id, ms=ms)
         if action == "input_submit":
             await page.keyboard.press("Enter")
+        return Performed(errors=errors)
     elif action == "press_key":
         assert args.key is not None
         if handle is not None:
@@ -404,7 +408,8 @@ async def perform(
         await gestures.upload(
             page, session, handle, facts, args.files, element_id=element_id, ms=ms
         )
-        return Performed(files=args.files)
+        accept = facts["files"]["accept"] if facts.get("files") else ""
+        return Performed(files=args.files, errors=gestures.unaccepted(args.files, accept))
     elif action == "drag":
         assert handle is not None and point is not None and point["top"]
         start = (point["vx"], point["vy"])
@@ -425,32 +430,36 @@ async def _input(
     *,
     element_id: int,
     ms: float,
-) -> None:
+) -> tuple[str, ...]:
     """Text into a field: a date or time in the control's own format; key by key when the
-    field (or an element around it) listens for keys, or ``keys=True``; else inserted."""
+    field (or an element around it) listens for keys, or ``keys=True``; else inserted.
+    Returns what is wrong with the value though the field kept it."""
     assert args.text is not None
     kind = facts["type"]
     if kind in DATE_TYPES:
-        await _input_date(
+        return await _input_date(
             handle, args.text, kind=kind, lang=facts["lang"], element_id=element_id, ms=ms
         )
-        return
     by_key = args.keys if args.keys is not None else facts["keys"]
     if args.append:
         await handle.evaluate(helper("caretToEnd"))
     elif by_key:
         await handle.fill("", force=True, timeout=ms)  # focus, select all, Delete; then type
     if by_key:
-        await page.keyboard.type(args.text)  # trusted keydown, keypress, input, keyup
+        # In a one-line field a line break goes in as a space, as inserted text does: typed,
+        # it would be Enter, and Enter submits the form.
+        text = _LINE_BREAK.sub(" ", args.text) if facts["tag"] == "input" else args.text
+        await page.keyboard.type(text)  # trusted keydown, keypress, input, keyup
     elif args.append:
         await page.keyboard.insert_text(args.text)
     else:
         await handle.fill(args.text, force=True, timeout=ms)
+    return ()
 
 
 async def _input_date(
     handle: ElementHandle, text: str, *, kind: str, lang: str, element_id: int, ms: float
-) -> None:
+) -> tuple[str, ...]:
     takes = f"[{element_id}] {kind} takes {FORMATS[kind]}"
     try:
         value = control_value(text, kind, lang=lang)
@@ -467,6 +476,12 @@ async def _input_date(
             f"{takes}; {text!r} was set as {value!r} but the page left it {left}",
             element_id=element_id,
         )
+    # Kept, but out of the field's min and max or off its step (seconds where it takes
+    # minutes): the browser's own validation will stop the form, in its own words.
+    unsendable = await handle.evaluate(helper("badValue"))
+    if unsendable:
+        return (f"[{element_id}] {kind} kept {value!r}, but a form will not send it: {unsendable}",)
+    return ()
 
 
 async def _select_native(

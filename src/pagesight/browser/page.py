@@ -628,7 +628,13 @@ class AsyncPage:
             return await looks.changed(handle, itself)
 
         return await self._run(
-            action, element_id, do, timeout=timeout, check=refuse, restyled=restyled
+            action,
+            element_id,
+            do,
+            timeout=timeout,
+            check=refuse,
+            restyled=restyled,
+            unowned_tabs=action == "click" and args.button == "middle",
         )
 
     async def _act_on_screen(
@@ -675,7 +681,10 @@ class AsyncPage:
                     await keyboard.press(args.key)
             return None
 
-        return await self._run(action, element_id, do, timeout=timeout, screen=True)
+        middle = action == "click" and args.button == "middle"
+        return await self._run(
+            action, element_id, do, timeout=timeout, screen=True, unowned_tabs=middle
+        )
 
     async def _run(
         self,
@@ -688,11 +697,14 @@ class AsyncPage:
         check: Callable[[Observation], None] | None = None,
         screen: bool = False,
         restyled: Callable[[], Awaitable[tuple[str, ...]]] | None = None,
+        unowned_tabs: bool = False,
     ) -> Effect:
         """Observe, do, settle, observe again, and name the difference: the one way every
         action (and navigate, back) is run and reported. With ``screen``, screenshots before
         and after say what changed on screen too; ``restyled`` says which elements near the
-        one acted on look different after it."""
+        one acted on look different after it. With ``unowned_tabs`` (a middle click), tabs
+        opened meanwhile without an opener count as this tab's: a link opened in a new tab
+        has none."""
         started = time.monotonic()
         if wait:
             await self._ready(wait, once_per_document=True, answer_within=timeout)
@@ -703,21 +715,23 @@ class AsyncPage:
         mark = self._events.mark()
         url_before = self._page.url
         target_id = await self._target_id()
-        opened = self._browser.openings.by(target_id)
+        context_id = await self._context_id() if unowned_tabs else None
+        opened = self._browser.openings.by(target_id, context_id)
         since = time.monotonic()
-        done = await do() or Performed()
-        settled = await settle(
-            self._page,
-            self._network,
-            since=since,
-            done=time.monotonic(),
-            document=doc_before,
-            timeout=timeout,
-        )
-        tabs = self._browser.openings.by(target_id) - opened
-        seen = await self._seen(mark, done.scrolled, tabs=tabs, deadline=since + timeout)
+        with self._events.tabs_without_opener(self._page, catch=context_id is not None):
+            done = await do() or Performed()
+            settled = await settle(
+                self._page,
+                self._network,
+                since=since,
+                done=time.monotonic(),
+                document=doc_before,
+                timeout=timeout,
+            )
+            tabs = self._browser.openings.by(target_id, context_id) - opened
+            seen = await self._seen(mark, done.scrolled, tabs=tabs, deadline=since + timeout)
         moved = await done.moved() if done.moved is not None else None
-        seen = replace(seen, files=done.files, moved=moved)
+        seen = replace(seen, files=done.files, moved=moved, errors=done.errors)
         if restyled is not None:
             seen = replace(seen, restyled=await restyled())
         now, moving = await self._screen.settled_shot() if shot is not None else (None, None)
@@ -841,6 +855,11 @@ class AsyncPage:
             info = await (await self._session()).send("Target.getTargetInfo")
             self._target = str(info["targetInfo"]["targetId"])
         return self._target
+
+    async def _context_id(self) -> str:
+        """This tab's DevTools browser context id."""
+        info = await (await self._session()).send("Target.getTargetInfo")
+        return str(info["targetInfo"].get("browserContextId", ""))
 
     async def _channel(self, mode: Mode) -> Channel:
         if mode == "evaluate":

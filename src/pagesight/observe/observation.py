@@ -25,7 +25,7 @@ INCLUDABLE = frozenset({"bounds", "href", "selector"})
 
 DATE_ROLES = ("date", "time", "datetime-local", "month", "week")
 """The roles of date and time inputs: each is the input's type, whose format its value has."""
-# The actions each role accepts; every visible element can also be hovered and dragged.
+# The actions each role accepts; every visible element can also be hovered.
 _ACTIONS: dict[str, tuple[str, ...]] = {
     "textbox": ("click", "input", "input_submit", "press_key"),
     "searchbox": ("click", "input", "input_submit", "press_key"),
@@ -38,15 +38,19 @@ _ACTIONS: dict[str, tuple[str, ...]] = {
 }
 
 
-def actions_for(role: str, states: Iterable[str], *, upload: bool = False) -> tuple[str, ...]:
+def actions_for(
+    role: str, states: Iterable[str], *, upload: bool = False, drag: bool = False
+) -> tuple[str, ...]:
     """The actions that apply to an element of this role in these states; ``upload`` for a
-    file input or a control that opens a hidden one."""
+    file input or a control that opens a hidden one; ``drag`` for a slider and what the page
+    marks as draggable (listed only there: on every element it is noise a model pays for)."""
     base = _ACTIONS.get(role, ("click",))
     extra = ("scroll",) if "scrollable" in states else ()
     if role == "group" and extra:
         base = ()
     files = ("upload",) if upload else ()
-    return (*base, *files, "hover", "drag", *extra)
+    dragged = ("drag",) if drag or role == "slider" else ()
+    return (*base, *files, "hover", *dragged, *extra)
 
 
 @dataclass(frozen=True, kw_only=True)

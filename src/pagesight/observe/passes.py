@@ -102,7 +102,7 @@ def elements(nodes: tuple[Node, ...]) -> tuple[Element, ...]:
                     name=node.name,
                     value=node.value,
                     states=frozenset(node.states),
-                    actions=actions_for(node.role, node.states, upload=node.upload),
+                    actions=actions_for(node.role, node.states, upload=node.upload, drag=node.drag),
                     offscreen=node.offscreen,
                     scroll_container=node.scroll_container,
                     hidden_in_container=node.hidden_in_container,

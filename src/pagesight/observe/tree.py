@@ -48,6 +48,8 @@ class Node:
     """Those of ``states`` read from the page's class names ("selected", "active"), not ARIA."""
     upload: bool = False
     """A file input, or a control beside a hidden one that it opens: ``upload`` applies."""
+    drag: bool = False
+    """Something a person would drag (``draggable``, a grab cursor): ``drag`` is listed."""
 
     @property
     def is_text(self) -> bool:
@@ -109,4 +111,5 @@ def _node(item: Any, *, doc: str, frame: str | None, id_of: IdOf, hosts: tuple[s
         placeholder=item.get("ph"),
         hinted_states=tuple(item.get("hs", ())),
         upload=bool(item.get("up")),
+        drag=bool(item.get("dg")),
     )

@@ -852,6 +852,7 @@
       if (last) node.ie = last; // which invalid event last named it: did this action's?
     }
     if (opensFiles(el, tag, role, ctx)) node.up = 1;
+    if (dragSource(el, look)) node.dg = 1;
     if (wantHref && tag === "a" && el.href) node.h = el.href; // resolving URLs is not free
     if (wantMarkup) addMarkup(node, el, flatText(items));
     if (scrollerId !== null) pushState(node, "scrollable");
@@ -889,6 +890,13 @@
     return field !== null && field.b[2] * field.b[3] >= 0.5 * box.w * box.h;
   }
 
+  // What a person would drag: an HTML5 drag source, what shows a grab or move cursor (a
+  // sortable item, a kanban card), or what says it is draggable (dnd-kit's roledescription).
+  function dragSource(el, look) {
+    return el.getAttribute("draggable") === "true" || look.cursor === "grab" || look.cursor === "move" ||
+      /drag|sortable/i.test(el.getAttribute("aria-roledescription") || "");
+  }
+
   // An HTML5 drop zone (a kanban column): it gets an id, so that a drag can be aimed at it.
   function dropZone(el) {
     const drops = hooksOf(el.ownerDocument.defaultView).dropTargets;
@@ -901,17 +909,25 @@
   }
 
   // Whether "upload" applies: a file input, or a button beside a hidden one it opens (the
-  // element, its parent or grandparent holds it; act.js finds the input by the same rule).
+  // element, its parent or grandparent holds it, or the shadow root it sits at the top of, as
+  // in a file-upload web component; act.js finds the input by the same rule).
   function opensFiles(el, tag, role, ctx) {
     if (tag === "input") return el.type === "file";
-    if (!ctx.fileInputs.length || !(role === "button" || role === "link" || role === "clickable")) return false;
-    for (let n = el, up = 0; n && up < 3; n = n.parentElement, up++) {
-      for (const f of ctx.fileInputs) if (n.contains(f)) return true;
+    if (!(role === "button" || role === "link" || role === "clickable")) return false;
+    const root = el.getRootNode();
+    const inputs = root.host ? undrawnFileInputs(root) : ctx.fileInputs;
+    for (let n = el, up = 0; n && up < 3 && inputs.length; n = n.parentElement || shadowOf(n), up++) {
+      for (const f of inputs) if (n.contains(f)) return true;
     }
     return false;
   }
 
-  // The file inputs of a document that the page does not draw (a button or label opens them).
+  function shadowOf(n) {
+    return n.parentNode && n.parentNode.host ? n.parentNode : null;
+  }
+
+  // The file inputs of a document (or shadow root) that the page does not draw (a button or
+  // label opens them).
   function undrawnFileInputs(doc) {
     return Array.from(doc.querySelectorAll('input[type="file" i]')).filter((f) => {
       const r = f.getBoundingClientRect();
