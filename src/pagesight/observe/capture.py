@@ -32,17 +32,21 @@ WALKER = "globalThis[Symbol.for('pagesight.walker')]"
 
 @cache
 def script(name: str) -> str:
-    """A bundled page script's source (``walker.js``, ``hints.js`` or ``hooks.js``)."""
+    """A bundled page script's source (``walker.js`` and its parts, ``hooks.js``)."""
     return resources.files("pagesight.observe").joinpath(name).read_text(encoding="utf-8")
 
 
 @cache
 def _walker_expression() -> str:
     # The walker is an expression that installs itself once per document and returns its API;
-    # sending it whole each time keeps an observation to one round trip. Its naming hints
-    # (hints.js) install themselves first, in the same expression.
-    hints = script("hints.js").strip().rstrip(";")
-    return f"({hints}, {script('walker.js').strip().rstrip(';')})"
+    # sending it whole each time keeps an observation to one round trip. Its parts —
+    # naming hints (hints.js), markup (selectors.js), roles and names (names.js) — install
+    # themselves first, in the same expression.
+    parts = (
+        script(name).strip().rstrip(";")
+        for name in ("hints.js", "selectors.js", "names.js", "walker.js")
+    )
+    return f"({', '.join(parts)})"
 
 
 class Channel(Protocol):

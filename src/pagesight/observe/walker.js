@@ -32,25 +32,17 @@
     return win[HOOKS];
   }
   const hooks = hooksOf(globalThis);
-  // Names and states guessed from markup (hints.js, sent and installed just before this).
+  // Names and states guessed from markup, and each element's tag, attributes and selector
+  // (hints.js and selectors.js, installed just before this).
   const HINTS = globalThis[Symbol.for("pagesight.hints")];
+  const MARKUP = globalThis[Symbol.for("pagesight.selectors")];
+  // What an element is and is called, and what it holds (names.js, installed just before this).
+  const NAMES = globalThis[Symbol.for("pagesight.names")];
+  const { SKIP, INLINE_DISPLAY, roleOf, labelText, externalName, hiddenLabel, fallbackName, placeholderOf, valueOf, optionLabels } = NAMES;
 
   const ELEMENT = 1;
   const TEXT = 3;
   const BREAK = 0; // marks a block boundary between text runs; removed before returning
-  const SKIP = new Set([
-    "script", "style", "noscript", "template", "head", "meta", "link", "title", "base",
-    "datalist", "param", "source", "track", "col", "colgroup", "wbr", "hr",
-  ]);
-  const INLINE_DISPLAY = new Set([
-    "inline", "inline-block", "inline-flex", "inline-grid", "contents", "ruby", "ruby-base", "ruby-text",
-  ]);
-  const LANDMARK = {
-    nav: "navigation", main: "main", aside: "complementary", form: "form", dialog: "dialog",
-    ul: "list", ol: "list", menu: "list", li: "listitem", table: "table", tr: "row",
-    td: "cell", th: "columnheader", fieldset: "group", details: "group", figure: "figure",
-    search: "search", article: "article", blockquote: "blockquote", dl: "list",
-  };
   const INTERACTIVE_ROLES = new Set([
     "button", "link", "checkbox", "radio", "tab", "menuitem", "menuitemcheckbox",
     "menuitemradio", "option", "switch", "combobox", "textbox", "searchbox", "slider",
@@ -79,7 +71,6 @@
   // Widgets that stand in for a native control the page hid (Select2 draws a span after its select).
   const STAND_IN = '[role="combobox"],[role="listbox"],[role="button"],button';
   const MAX_NAME = 120;
-  const MAX_OPTIONS = 25;
 
   let nextId = 1;
   const idOf = new WeakMap();
@@ -122,198 +113,7 @@
       outer.x + outer.w >= inner.x + inner.w - 0.5 && outer.y + outer.h >= inner.y + inner.h - 0.5;
   }
 
-  // --- roles, names, values, states -------------------------------------------------------------
-  function inputRole(el) {
-    const type = (el.getAttribute("type") || "text").toLowerCase();
-    switch (type) {
-      case "hidden": return null;
-      case "checkbox": return "checkbox";
-      case "radio": return "radio";
-      case "range": return "slider";
-      case "number": return "spinbutton";
-      case "search": return "searchbox";
-      case "button": case "submit": case "reset": case "image": case "file": return "button";
-      // A date or time field says which: its value has that control's own format.
-      case "date": case "time": case "datetime-local": case "month": case "week": return type;
-      default: return el.getAttribute("list") ? "combobox" : "textbox";
-    }
-  }
-
-  function roleOf(el, tag) {
-    const explicit = el.getAttribute("role");
-    if (explicit) {
-      const first = explicit.trim().split(/\s+/)[0].toLowerCase();
-      if (first) return first;
-    }
-    switch (tag) {
-      case "a": case "area": return el.hasAttribute("href") ? "link" : "";
-      case "button": return "button";
-      case "input": return inputRole(el);
-      case "select": return el.multiple || el.size > 1 ? "listbox" : "combobox";
-      case "textarea": return "textbox";
-      case "summary": return "button";
-      case "h1": case "h2": case "h3": case "h4": case "h5": case "h6": return "heading";
-      case "img": return (el.getAttribute("alt") || el.getAttribute("aria-label") || el.title) ? "img" : "";
-      case "iframe": case "frame": return "iframe";
-      case "header": return el.closest("article,aside,main,nav,section") ? "" : "banner";
-      case "footer": return el.closest("article,aside,main,nav,section") ? "" : "contentinfo";
-      case "section": return el.hasAttribute("aria-label") || el.hasAttribute("aria-labelledby") ? "region" : "";
-      case "progress": return "progressbar";
-      case "meter": return "meter";
-      case "option": return "option";
-      case "canvas": return "canvas";
-      case "video": case "audio": return el.controls ? tag : "";
-      default: return LANDMARK[tag] || "";
-    }
-  }
-
-  function textOfIds(el, ids) {
-    const doc = el.ownerDocument;
-    const root = el.getRootNode();
-    const parts = [];
-    for (const id of ids.split(/\s+/)) {
-      const ref = (root.getElementById && root.getElementById(id)) || doc.getElementById(id);
-      if (ref) parts.push(ref.getAttribute("aria-label") || ref.textContent || "");
-    }
-    return norm(parts.join(" "));
-  }
-
-  // Text of a <label>, minus the controls inside it (a label wrapping a select would otherwise
-  // read out every option).
-  function labelText(label) {
-    let out = "";
-    const walk = (n) => {
-      for (let c = n.firstChild; c; c = c.nextSibling) {
-        if (c.nodeType === TEXT) out += c.data;
-        else if (c.nodeType === ELEMENT) {
-          const t = c.localName;
-          if (t === "input" || t === "select" || t === "textarea" || t === "button" || SKIP.has(t)) continue;
-          if (t === "img") out += " " + (c.getAttribute("alt") || "") + " ";
-          else { out += " "; walk(c); out += " "; }
-        }
-      }
-    };
-    walk(label);
-    return norm(out);
-  }
-
-  // The name a control gets from outside its own content: aria, labels, alt, title.
-  function externalName(el, tag) {
-    const by = el.getAttribute("aria-labelledby");
-    if (by) {
-      const t = textOfIds(el, by);
-      if (t) return t;
-    }
-    const aria = el.getAttribute("aria-label");
-    if (aria && aria.trim()) return norm(aria);
-    if (el.labels && el.labels.length && tag !== "button") {
-      const t = norm(Array.from(el.labels, labelText).join(" "));
-      if (t) return t;
-    }
-    if (tag === "img" || tag === "area" || (tag === "input" && el.type === "image")) {
-      const alt = el.getAttribute("alt");
-      if (alt && alt.trim()) return norm(alt);
-    }
-    if (tag === "input" && (el.type === "submit" || el.type === "reset" || el.type === "button")) {
-      return el.value || (el.type === "submit" ? "Submit" : el.type === "reset" ? "Reset" : "");
-    }
-    if (tag === "svg" || tag === "g" || tag === "circle" || tag === "path" || tag === "rect") {
-      const t = el.querySelector(":scope > title");
-      if (t && t.textContent.trim()) return norm(t.textContent);
-    }
-    if (tag === "fieldset") {
-      const legend = el.querySelector(":scope > legend");
-      if (legend) return norm(legend.textContent);
-    }
-    if (tag === "figure") {
-      const caption = el.querySelector(":scope > figcaption");
-      if (caption) return norm(caption.textContent);
-    }
-    return "";
-  }
-
-  // A control's label from text a person cannot see but which is there to name it: an
-  // ".sr-only" span, an SVG <title>, an icon image's alt. Only aria-hidden and display:none
-  // parts are left out, as browsers do when they name an icon button.
-  function hiddenLabel(el) {
-    let out = "";
-    const walk = (n) => {
-      for (let c = n.firstChild; c; c = c.nextSibling) {
-        if (c.nodeType === TEXT) { out += c.data; continue; }
-        if (c.nodeType !== ELEMENT || c.getAttribute("aria-hidden") === "true") continue;
-        const t = c.localName;
-        if (t === "script" || t === "style" || t === "template") continue;
-        if (t === "title" && c.parentElement && c.parentElement.localName === "svg") { out += " " + c.textContent + " "; continue; }
-        if (t === "wbr") continue;
-        if (t === "br") { out += " "; continue; }
-        const display = c.ownerDocument.defaultView.getComputedStyle(c).display;
-        if (display === "none") continue;
-        if (t === "img") { out += " " + (c.getAttribute("alt") || "") + " "; continue; }
-        // Inline children run on with their neighbours ("<span>R</span>eturn" is "Return").
-        const gap = INLINE_DISPLAY.has(display) ? "" : " ";
-        out += gap; walk(c); out += gap;
-      }
-    };
-    walk(el);
-    return norm(out);
-  }
-
-  function fallbackName(el, tag) {
-    const title = el.getAttribute("title");
-    if (title && title.trim()) return norm(title);
-    if (tag === "input" || tag === "textarea") {
-      const ph = el.getAttribute("placeholder");
-      if (ph && ph.trim()) return norm(ph);
-    }
-    return "";
-  }
-
-  // What an empty field shows in place of a value (a placeholder, an editor's aria-placeholder
-  // or Quill's data-placeholder); only fields that take text have one.
-  function placeholderOf(el, tag, role) {
-    let ph = null;
-    if (tag === "input" || tag === "textarea") ph = el.getAttribute("placeholder");
-    else if (role === "textbox" || role === "searchbox" || role === "combobox") {
-      ph = el.getAttribute("aria-placeholder") || (el.isContentEditable ? el.getAttribute("data-placeholder") : null);
-    }
-    return ph ? norm(ph) : "";
-  }
-
-  function valueOf(el, tag, role) {
-    if (tag === "input") {
-      const type = el.type;
-      if (type === "checkbox" || type === "radio" || type === "button" || type === "submit" ||
-          type === "reset" || type === "image" || type === "hidden") return undefined;
-      if (type === "password") return el.value ? "\u2022".repeat(Math.min(el.value.length, 8)) : undefined;
-      if (type === "file") return el.files && el.files.length ? Array.from(el.files, (f) => f.name).join(", ") : undefined;
-      return el.value || undefined;
-    }
-    if (tag === "textarea") return el.value || undefined;
-    if (tag === "select") {
-      const picked = Array.from(el.selectedOptions, (o) => norm(o.label || o.text));
-      return picked.length ? picked.join(", ") : undefined;
-    }
-    if (el.isContentEditable && (!el.parentElement || !el.parentElement.isContentEditable)) {
-      return cap(norm(el.innerText || ""), 400) || undefined;
-    }
-    const now = el.getAttribute("aria-valuetext") || el.getAttribute("aria-valuenow");
-    if (now) return now;
-    if ((role === "combobox" || role === "textbox" || role === "searchbox") && "value" in el && typeof el.value === "string") {
-      return el.value || undefined;
-    }
-    if (role === "combobox") return norm(el.innerText || "") || undefined; // a div showing its choice
-    return undefined;
-  }
-
-  function optionLabels(options) {
-    const labels = [];
-    for (const o of options) {
-      if (labels.length >= MAX_OPTIONS) { labels.push(`+${options.length - MAX_OPTIONS} more`); break; }
-      labels.push(norm(o.label || o.text || o.value));
-    }
-    return labels;
-  }
-
+  // --- states ------------------------------------------------------------------------------------
   function statesOf(el, tag, ctx) {
     const s = [];
     const aria = (name) => el.getAttribute(name);
@@ -707,7 +507,7 @@
     if (look.onscreen && coverOf(el, inter(box, state.clip), state) === "covered") return;
     const node = { r: "iframe", n: el.getAttribute("title") || el.getAttribute("name") || "", i: localId(el) };
     finishElement(node, look, ctx);
-    if (wantMarkup) addMarkup(node, el, "");
+    MARKUP.add(node, el, "");
     let doc = null;
     try { doc = el.contentDocument; } catch (e) { doc = null; }
     const offX = ctx.offset.x + box.x + el.clientLeft, offY = ctx.offset.y + box.y + el.clientTop;
@@ -854,7 +654,7 @@
     if (opensFiles(el, tag, role, ctx)) node.up = 1;
     if (dragSource(el, look)) node.dg = 1;
     if (wantHref && tag === "a" && el.href) node.h = el.href; // resolving URLs is not free
-    if (wantMarkup) addMarkup(node, el, flatText(items));
+    MARKUP.add(node, el, flatText(items));
     if (scrollerId !== null) pushState(node, "scrollable");
     // Inside a control only other controls are kept; its text is its name (or its value).
     const children = items.filter((x) => typeof x === "object" && x.i !== undefined && x.r !== "img" && !shownChoice(role, x));
@@ -969,7 +769,7 @@
       node.i = child.scrollerId !== null ? child.scrollerId : localId(el); // a drag can aim at a drop zone
       if (child.scrollerId !== null) pushState(node, "scrollable");
       finishElement(node, look, ctx);
-      if (wantMarkup) addMarkup(node, el, "");
+      MARKUP.add(node, el, "");
     }
     if (ctx.ariaHidden || el.getAttribute("aria-hidden") === "true") pushState(node, "aria-hidden");
     out.push(node);
@@ -1121,142 +921,11 @@
     return out;
   }
 
-  // --- markup and selectors (only when asked: observe({selector: true})) ----------------------
-  // For find: an element's tag, key attributes, shown text, and a path of CSS selectors that
-  // finds it alone — one selector per root on the way down from this walker's document: each
-  // same-origin iframe and shadow host (open or closed) to pass, then the element. Each
-  // selector is unique in its root (a document or a shadow root): an id or stable attribute
-  // whose value an index counts once per root and walk, or else a child-combinator chain of
-  // :nth-of-type steps anchored at a uniquely-id'd ancestor or the root itself, which is unique
-  // by construction. So no selector costs a search of the page.
-  const HTML_NS = "http://www.w3.org/1999/xhtml";
-  const STABLE_ATTRS = ["data-testid", "name", "aria-label"];
-  const KEY_ATTRS = ["id", "name", "type", "placeholder", "aria-label", "title", "alt", "data-testid", "role"];
-  // Tag, key attributes and shown text are cheap and always sent (find scores on them); a
-  // unique selector path costs a little walking and is sent only when asked.
-  const wantMarkup = true;
-  let wantSelector = false;
-  let rootIndex = new Map(); // root -> Map(key -> how many elements of the root carry it)
-  let siblingNth = new Map(); // element -> its place among the siblings of its type
-  let siblingShared = new Set(); // elements with a sibling of the same type
-  let rootPaths = new Map(); // element -> its selector within its root (memoised for ancestors)
-
-  function forgetSelectors() {
-    if (rootIndex.size) rootIndex = new Map();
-    if (siblingNth.size) { siblingNth = new Map(); siblingShared = new Set(); }
-    if (rootPaths.size) rootPaths = new Map();
-  }
-
-  function addMarkup(node, el, text) {
-    const at = {};
-    for (const a of KEY_ATTRS) {
-      let v = a === "type" && el.localName === "input" ? el.type : el.getAttribute(a);
-      if (v && v.trim()) at[a] = cap(norm(v), 80);
-    }
-    node.tg = el.localName;
-    node.at = at;
-    if (text && text !== node.n) node.tx = cap(text, MAX_NAME);
-    if (wantSelector) node.sel = selectorPath(el);
-  }
-
-  function selectorPath(el) {
-    const path = [];
-    for (let e = el; e; ) {
-      const root = e.getRootNode();
-      path.push(selectorIn(e, root));
-      if (root.host) e = root.host; // a shadow root: on to its host
-      else if (root !== document && root.defaultView) e = root.defaultView.frameElement; // a same-origin frame
-      else e = null;
-    }
-    return path.reverse();
-  }
-
-  // Counted case-insensitively: quirks-mode pages match ids that way, and where two values
-  // differ only in case, declaring neither unique is merely cautious.
-  function indexOf(root) {
-    let idx = rootIndex.get(root);
-    if (idx) return idx;
-    idx = new Map();
-    const bump = (k) => idx.set(k, (idx.get(k) || 0) + 1);
-    for (const e of root.querySelectorAll("[id],[name],[data-testid],[aria-label]")) {
-      const id = e.getAttribute("id");
-      if (id) bump("#" + id.toLowerCase());
-      for (const a of STABLE_ATTRS) {
-        const v = e.getAttribute(a);
-        if (v) bump(a + "\u0000" + e.localName + "\u0000" + v.toLowerCase());
-      }
-    }
-    rootIndex.set(root, idx);
-    return idx;
-  }
-
-  function uniqueId(el, idx) {
-    const id = el.getAttribute("id");
-    return id && idx.get("#" + id.toLowerCase()) === 1 ? "#" + CSS.escape(id) : null;
-  }
-
-  function selectorIn(el, root) {
-    const idx = indexOf(root);
-    const id = uniqueId(el, idx);
-    if (id) return id;
-    if (el.namespaceURI === HTML_NS) {
-      for (const a of STABLE_ATTRS) {
-        const v = el.getAttribute(a);
-        if (v && idx.get(a + "\u0000" + el.localName + "\u0000" + v.toLowerCase()) === 1) {
-          return `${typeName(el.localName)}[${a}=${cssString(v)}]`;
-        }
-      }
-    }
-    return chainIn(el, root, idx);
-  }
-
-  // "#anchor > div > button:nth-of-type(2)", or from the top: "body > …" in a document,
-  // ":host > …" in a shadow root (where querySelector matches :host as the host).
-  function chainIn(el, root, idx) {
-    let known = rootPaths.get(el);
-    if (known !== undefined) return known;
-    const parent = el.parentElement;
-    if (el === root.body) known = el.localName; // a frameset page's body is its <frameset>
-    else if (el === root.documentElement) known = ":root";
-    else if (!parent) known = ":host > " + siblingStep(el);
-    else known = (uniqueId(parent, idx) || chainIn(parent, root, idx)) + " > " + siblingStep(el);
-    rootPaths.set(el, known);
-    return known;
-  }
-
-  // The element's type, with :nth-of-type only where a sibling shares it. A family is counted
-  // once for all its members (a list of 2,000 items is one pass, not 2,000).
-  function siblingStep(el) {
-    let nth = siblingNth.get(el);
-    if (nth === undefined) {
-      const seen = new Map();
-      for (const k of el.parentNode.children) {
-        const n = (seen.get(k.localName) || 0) + 1;
-        seen.set(k.localName, n);
-        siblingNth.set(k, n);
-      }
-      for (const k of el.parentNode.children) if (seen.get(k.localName) > 1) siblingShared.add(k);
-      nth = siblingNth.get(el);
-    }
-    const type = typeName(el.localName);
-    return siblingShared.has(el) ? `${type}:nth-of-type(${nth})` : type;
-  }
-
-  const PLAIN_NAME = /^[a-z][a-z0-9-]*$/;
-  function typeName(name) {
-    return PLAIN_NAME.test(name) ? name : CSS.escape(name);
-  }
-
-  function cssString(v) {
-    return '"' + v.replace(/["\\]/g, "\\$&").replace(/[\u0000-\u001f\u007f]/g, (c) => "\\" + c.charCodeAt(0).toString(16) + " ") + '"';
-  }
-
   let wantHref = false;
 
   function observe(opts) {
     wantHref = Boolean(opts && opts.href);
-    wantSelector = Boolean(opts && opts.selector);
-    forgetSelectors();
+    MARKUP.start(Boolean(opts && opts.selector));
     const doc = document;
     const vw = window.innerWidth, vh = window.innerHeight;
     const viewport = { x: 0, y: 0, w: vw, h: vh };
@@ -1268,7 +937,7 @@
       state: st, absState: st, fixedState: { clip: viewport, reach: viewport, scroller: null, view: viewport },
       offset: { x: 0, y: 0 }, frames: frameEls,
     }));
-    forgetSelectors(); // they hold elements, and the DOM moves on
+    MARKUP.forget(); // its indexes hold elements, and the DOM moves on
     return {
       doc: docToken,
       url: doc.URL,
