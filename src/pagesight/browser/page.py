@@ -50,6 +50,7 @@ from pagesight.errors import (
     StaleElement,
 )
 from pagesight.observe import passes
+from pagesight.observe.blind import offers_something
 from pagesight.observe.budget import fit_tokens
 from pagesight.observe.capture import CdpChannel, Channel, EvaluateChannel, Raw, capture
 from pagesight.observe.find import Match, check_query
@@ -63,8 +64,8 @@ from pagesight.observe.observation import (
     check_options,
     check_times,
 )
-from pagesight.observe.tree import Node, build
-from pagesight.vision.diff import ScreenChange, diff_screens
+from pagesight.observe.tree import build
+from pagesight.vision.diff import diff_screens, inside
 from pagesight.vision.screen import VISION_ACTIONS, Screen, VisionTarget
 
 if TYPE_CHECKING:
@@ -75,48 +76,6 @@ _SLACK_S = 10.0
 """Room on top of an action's own waits before the page is deemed unresponsive."""
 _OCR_S = 60.0
 """Room for reading a screenshot (OCR, a model's caption) on top of the page's own time."""
-
-
-def _inside(change: ScreenChange, moving: ScreenChange) -> bool:
-    x, y, w, h = change.bounds
-    mx, my, mw, mh = moving.bounds
-    return mx <= x and my <= y and x + w <= mx + mw and y + h <= my + mh
-
-
-def _focused(obs: Observation, focus: str) -> Observation:
-    """The part of the page relevant to ``focus``, with its headings and groups."""
-    tree = passes.focus(obs.tree, focus)
-    note = f"focused on {focus!r}: only the relevant part is shown"
-    return replace(obs, tree=tree, elements=passes.elements(tree), notes=(*obs.notes, note))
-
-
-def _offers_names(obs: Observation) -> bool:
-    """Whether the DOM has something to offer a model: a control to act on by name, or text
-    to read (a heading, a paragraph). A bare canvas or an unnamed full-page click target is
-    neither; a page of plain text is read better from its DOM than by OCR of its pixels."""
-    # A canvas is pixels whatever its name (an id-hinted ~"app" names the box, not a control).
-    named = any(
-        el.name.strip() and el.role != "canvas" and ({"click", "input", "select"} & set(el.actions))
-        for el in obs.elements
-    )
-    return named or any(_has_text(top) for top in obs.tree)
-
-
-_READABLE = frozenset({"text", "heading"})
-
-
-def _has_text(node: Node) -> bool:
-    """Whether ``node`` or a descendant is text to read. What a canvas holds is fallback
-    content Chromium never paints ("your browser does not support canvas"): not read."""
-    if node.role == "canvas":
-        return False
-    if node.role in _READABLE and _has_words(node.name):
-        return True
-    return any(_has_text(child) for child in node.children)
-
-
-def _has_words(text: str) -> bool:
-    return any(c.isalnum() for c in text)
 
 
 class AsyncPage:
@@ -282,13 +241,13 @@ class AsyncPage:
             if doc != self._dom_empty_doc:  # a new document starts the count again
                 self._dom_empty, self._dom_empty_doc = 0, doc
             # Judged on the whole page: a focus that matched nothing does not make it empty.
-            if _offers_names(obs):
+            if offers_something(obs):
                 self._dom_empty = 0
             elif self._dom_empty >= threshold:
                 return await self._read_screen(document=doc)
             else:
                 self._dom_empty += 1
-        return _focused(obs, focus) if focus else obs
+        return passes.focused(obs, focus) if focus else obs
 
     async def _read_screen(self, *, document: str | None) -> Observation:
         with translate("reading the title"):
@@ -737,7 +696,7 @@ class AsyncPage:
         now, moving = await self._screen.settled_shot() if shot is not None else (None, None)
         if shot is not None and now is not None:
             change = await asyncio.to_thread(diff_screens, shot.png, now.png, scale=now.scale)
-            if change is not None and moving is not None and _inside(change, moving):
+            if change is not None and moving is not None and inside(change, moving):
                 change = None  # only what animates on its own (a spinner) changed
             seen = replace(seen, screen=change)
         after, doc_after, invalid_after = await self._walk()

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from pagesight.observe.find import Query, Target, score
-from pagesight.observe.observation import Changes, Element, actions_for
+from pagesight.observe.observation import Changes, Element, Observation, actions_for
 from pagesight.observe.tree import Node
 
 # Containers whose label tells apart identical controls inside them.
@@ -188,6 +188,14 @@ def least_useful_text(nodes: tuple[Node, ...]) -> list[Node]:
 
 
 # --- focus -------------------------------------------------------------------------------------
+
+
+def focused(obs: Observation, query: str) -> Observation:
+    """The part of the page relevant to ``query``, with its headings and groups, and a note
+    saying so."""
+    tree = focus(obs.tree, query)
+    note = f"focused on {query!r}: only the relevant part is shown"
+    return replace(obs, tree=tree, elements=elements(tree), notes=(*obs.notes, note))
 
 
 def focus(nodes: tuple[Node, ...], query: str, *, keep: int = 30) -> tuple[Node, ...]:

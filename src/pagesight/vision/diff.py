@@ -51,3 +51,10 @@ def diff_screens(before: bytes, after: bytes, *, scale: float = 1.0) -> ScreenCh
         share=pixels / total,
         pixels=pixels,
     )
+
+
+def inside(change: ScreenChange, moving: ScreenChange) -> bool:
+    """Whether ``change`` lies within ``moving`` (what animates on its own, a spinner)."""
+    x, y, w, h = change.bounds
+    mx, my, mw, mh = moving.bounds
+    return mx <= x and my <= y and x + w <= mx + mw and y + h <= my + mh
