@@ -7,23 +7,15 @@ from typing import Any
 
 from conftest import StaticServer
 from pagesight import Observation
-from support import one
+from support import line, one, open_and_observe
 
 
 def _open(page: Any, server: StaticServer, path: str) -> Observation:
-    page.playwright.goto(server.url(path))
-    obs: Observation = page.observe()
-    return obs
+    return open_and_observe(page, server.url(path))
 
 
 def _js(page: Any, expression: str) -> Any:
     return page.playwright.evaluate(expression)
-
-
-def _line(obs: Observation, needle: str) -> str:
-    found = [line.strip() for line in obs.text().splitlines() if needle in line]
-    assert len(found) == 1, f"expected one line with {needle!r}:\n{obs.text()}"
-    return found[0]
 
 
 # --- why a submit did nothing -------------------------------------------------------------------
@@ -35,7 +27,7 @@ def test_a_submit_stopped_by_the_browsers_validation_says_so_and_names_the_field
     obs = _open(page, server, "form-validation.html")
     submit = one(obs, "Create account", "button")
     email, age = one(obs, "Email", "textbox"), one(obs, "Age", "spinbutton")
-    assert "invalid" not in _line(obs, '"Email"')  # nothing was said to the person yet
+    assert "invalid" not in line(obs, '"Email"')  # nothing was said to the person yet
 
     eff = page.act(submit.id, "click")
     assert _js(page, "window.submits") == 0
@@ -49,10 +41,10 @@ def test_a_submit_stopped_by_the_browsers_validation_says_so_and_names_the_field
     assert f'invalid [{email.id}] textbox "Email": "Please fill out this field."' in text
 
     now = page.observe()
-    assert _line(now, '"Email"') == (
+    assert line(now, '"Email"') == (
         f'[{email.id}] textbox "Email" [required focused invalid: "Please fill out this field."]'
     )
-    assert _line(now, '"Age"') == (
+    assert line(now, '"Age"') == (
         f'[{age.id}] spinbutton "Age": 12 [invalid: "Value must be greater than or equal to 18."]'
     )
     assert now.element(email.id).to_dict()["error"] == "Please fill out this field."
@@ -80,7 +72,7 @@ def test_form_invalid_names_only_the_fields_this_submit_stopped_on_and_not_live_
     email = one(obs, "Email", "textbox")
     first = page.act(one(obs, "Create account", "button").id, "click")
     assert "form_invalid" in first.kinds
-    assert _line(page.observe(), '"Email"').endswith('invalid: "Please fill out this field."]')
+    assert line(page.observe(), '"Email"').endswith('invalid: "Please fill out this field."]')
 
     # A form whose own submit handler calls reportValidity: only its field is named, not the
     # other form's fields, still invalid from before.
@@ -98,7 +90,7 @@ def test_form_invalid_names_only_the_fields_this_submit_stopped_on_and_not_live_
     step = page.act(one(obs, "Next", "button").id, "click")
     assert _js(page, "window.steps") == 0
     assert [el.id for el in step.invalid] == [street.id]
-    assert _line(page.observe(), '"Street"') == (
+    assert line(page.observe(), '"Street"') == (
         f'[{street.id}] textbox "Street" [required focused invalid: "Please fill out this field."]'
     )
 

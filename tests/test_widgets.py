@@ -8,23 +8,15 @@ from typing import Any
 
 from conftest import StaticServer
 from pagesight import Observation
-from support import one
+from support import line, one, open_and_observe
 
 
 def _open(page: Any, server: StaticServer, path: str) -> Observation:
-    page.playwright.goto(server.url(path))
-    obs: Observation = page.observe()
-    return obs
+    return open_and_observe(page, server.url(path))
 
 
 def _js(page: Any, expression: str) -> Any:
     return page.playwright.evaluate(expression)
-
-
-def _line(obs: Observation, needle: str) -> str:
-    found = [line.strip() for line in obs.text().splitlines() if needle in line]
-    assert len(found) == 1, f"expected one line with {needle!r}:\n{obs.text()}"
-    return found[0]
 
 
 # --- a field stays a field --------------------------------------------------------------------
@@ -40,17 +32,17 @@ def test_a_text_field_inside_a_listening_wrapper_is_listed_as_the_field(
     assert [el for el in obs.elements if el.role == "clickable"] == [basket], obs.text()
     pw = one(obs, "Password", "textbox")
     eye = one(obs, "toggle password visibility", "button")
-    assert _line(obs, '"Password"') == f'[{pw.id}] textbox "Password"'
+    assert line(obs, '"Password"') == f'[{pw.id}] textbox "Password"'
     email = one(obs, "Email Address *", "textbox")
-    assert _line(obs, "Email Address") == f'[{email.id}] textbox "Email Address *" [required]'
+    assert line(obs, "Email Address") == f'[{email.id}] textbox "Email Address *" [required]'
     nick = one(obs, "Nickname", "textbox")
-    assert _line(obs, "Nickname") == f'[{nick.id}] textbox "Nickname": ada'
+    assert line(obs, "Nickname") == f'[{nick.id}] textbox "Nickname": ada'
 
     eff = page.act(email.id, "input", text="ada@example.com")
     assert _js(page, "window.state.email") == "ada@example.com"
     assert eff.observation.element(email.id).value == "ada@example.com"
     after = page.observe()
-    assert _line(after, "Email Address") == (
+    assert line(after, "Email Address") == (
         f'[{email.id}] textbox "Email Address *": ada@example.com [required focused]'
     )
     page.act(eye.id, "click")
@@ -88,7 +80,7 @@ def test_a_native_control_hidden_behind_a_custom_select_is_not_listed(
         "Size Medium",
         "Country *",
     ], obs.text()
-    assert _line(obs, "Country") == (
+    assert line(obs, "Country") == (
         f'[{country.id}] combobox "Country *": Select an option [collapsed]'
     )
 
@@ -115,10 +107,10 @@ def test_calendar_days_clicked_through_their_tables_listener_get_ids(
 ) -> None:
     obs = _open(page, server, "calendar-delegated.html")
     day = one(obs, "15", "cell")
-    row = _line(obs, f'[{day.id}] cell "15"')
+    row = line(obs, f'[{day.id}] cell "15"')
     assert row.startswith("row: [") and row.count("] cell ") == 7, row
     assert len([el for el in obs.elements if el.role == "cell"]) == 35, obs.text()
-    assert _line(obs, "Su |") == "row: Su | Mo | Tu | We | Th | Fr | Sa"  # headers do nothing
+    assert line(obs, "Su |") == "row: Su | Mo | Tu | We | Th | Fr | Sa"  # headers do nothing
 
     # A row with a listener of its own stays one target: its cells are its parts.
     booking = one(obs, "2 May Ada 4 guests", "row")
@@ -152,7 +144,7 @@ def test_a_swatch_with_its_own_listener_inside_a_clickable_card_is_listed(
 
     # A listener on the card's body, a box nearly the card's, is the card's own part.
     hiker = one(obs, "Trail Hiker $99", "clickable")
-    assert _line(obs, "Trail Hiker") == f'[{hiker.id}] clickable "Trail Hiker $99"'
+    assert line(obs, "Trail Hiker") == f'[{hiker.id}] clickable "Trail Hiker $99"'
     assert len([el for el in obs.elements if el.role == "clickable"]) == 5, obs.text()
 
     page.act(blue.id, "click")
@@ -174,7 +166,7 @@ def test_clickable_column_headers_keep_their_ids_in_the_header_row(
     email = one(obs, "Email", "columnheader")
     role = one(obs, "Role", "button")
     select_all = one(obs, "Select all", "checkbox")
-    assert _line(obs, "Select all") == (
+    assert line(obs, "Select all") == (
         f'row: [{select_all.id}] checkbox "Select all" | [{name.id}] columnheader "Name" | '
         f'[{email.id}] columnheader "Email" | [{role.id}] button "Role" | Actions'
     )
