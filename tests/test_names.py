@@ -5,20 +5,19 @@ untied labels beside a field, and chosen items shown by class names (issue 9, §
 from __future__ import annotations
 
 import json
+import re
 
 from conftest import StaticServer
 from pagesight import Browser, Element, Observation
+from pagesight.observe.tooltext import element_line
 
 
 def _line(obs: Observation, element: Element) -> str:
-    """The outline line of ``element`` (without its indent)."""
-    found = [
-        line.strip()
-        for line in obs.text().splitlines()
-        if line.strip().startswith(f"[{element.id}] ")
-    ]
+    """The outline line of ``element`` (without its indent and id), or its part of a line of
+    text that holds it (up to the next id)."""
+    found = re.findall(rf"(?:^|\s)\[{element.id}\] (.*?)(?= \[\d+\] |$)", obs.text(), re.M)
     assert len(found) == 1, obs.text()
-    return found[0].split(" ", 1)[1]
+    return str(found[0])
 
 
 def _by_line(obs: Observation, shown: str) -> Element:
@@ -48,6 +47,9 @@ def test_unnamed_controls_are_named_from_their_markup_as_hints(
         'combobox ~"page size": 20 a page options=[20 a page, 50 a page]',  # name="page_size"
         'clickable ~"Share"',  # an SVG <title> in a listener-only span
         'button ~"close"',  # icon-close
+        'button ~"menu"',  # menu-btn: the suffix form
+        'button ~"print"',  # iconPrint: the camel-case form
+        'button ~"row delete"',  # data-testid="row-17-delete": the counter is dropped
     ):
         el = _by_line(obs, shown)
         assert el.name_hint, shown
@@ -56,6 +58,10 @@ def test_unnamed_controls_are_named_from_their_markup_as_hints(
     help_button = _by_line(obs, 'button "Help"')
     assert not help_button.name_hint and "name_hint" not in help_button.to_dict()
     assert _by_line(obs, 'searchbox "Search articles"').name_hint is False
+    # An icon beside a button's own text changes nothing.
+    assert _by_line(obs, 'button "Save draft"').name_hint is False
+    # A field's classes are its look: Bootstrap's btn-check is not a name ("check").
+    assert _by_line(obs, "checkbox").name == ""
     tree = json.loads(obs.to_json())["tree"]
     assert '"name": "trash", "name_hint": true' in json.dumps(tree)
     page.close()
@@ -72,6 +78,10 @@ def test_find_matches_a_hint_name_the_search_button_not_the_search_field(
         True,
     )
     assert best.description.startswith('button ~"search" <button')
+    # The agent's tool text and the legend mark the guess the same way.
+    assert element_line(best.element).startswith(f'[{best.element.id}] button ~"search" ')
+    legend = page.observe().text("legend").splitlines()
+    assert f'[{best.element.id}] button ~"search" in "Northwind Journal"' in legend
     assert best.selector is not None
     # The selector find hands back is the page's icon-only submit button.
     shown = page.playwright.evaluate(
@@ -131,9 +141,22 @@ def test_label_titles_editor_groups_and_untied_labels_name_fields_as_hints(
     _by_line(obs, 'textbox ~"Email Address" placeholder="you@example.com"')
     _by_line(obs, 'textbox ~"Cover letter": Dear committee,')
     _by_line(obs, 'textbox ~"References"')
-    # A shadow-DOM component's untied <label>, and its bare text before the input.
+    # A shadow-DOM component's untied <label>, its bare text before the input, and a label
+    # outside a component whose shadow root holds only the input.
     _by_line(obs, 'textbox ~"Promo code"')
     _by_line(obs, 'textbox ~"Gift card"')
+    _by_line(obs, 'textbox ~"Voucher"')
+    # A fieldset's legend names an editor over the description before it.
+    _by_line(obs, 'textbox ~"Shipping"')
+    # Short text before a field, its colon dropped; a checkbox's text after it; a radio's value.
+    _by_line(obs, 'spinbutton ~"Quantity"')
+    _by_line(obs, 'textbox ~"Nickname"')
+    _by_line(obs, 'checkbox ~"Send me the newsletter" Send me the newsletter')
+    _by_line(obs, 'radio ~"yearly"')
+    # Not names: a paragraph or a long line of prose before a field, a hidden label, the
+    # heading above another form.
+    unnamed = [el for el in obs.elements if el.role == "textbox" and not el.name]
+    assert len(unnamed) == 4, obs.text()
     page.close()
 
 
@@ -166,9 +189,16 @@ def test_a_card_chosen_by_its_class_shows_selected_after_the_click(
     # ARIA first: an "active" tab that aria-selected says is not chosen stays unselected.
     assert _by_line(obs, 'tab "New card"').hinted_states == frozenset()
     assert _by_line(obs, 'tab "Saved cards" [selected]').hinted_states == frozenset()
-    # A list item marked active speaks for its one link.
+    # A list item marked active speaks for its one link (not for a link beside a submenu).
     payment = _by_line(obs, 'link "Payment" [current]')
     assert payment.hinted_states == {"current"}
+    _by_line(obs, 'link "Shop"')
+    # A button's active class is pressed; a look class (btn-active) and a field's are no state.
+    assert _by_line(obs, 'button "Bold" [pressed]').hinted_states == {"pressed"}
+    _by_line(obs, 'button "Italic"')
+    _by_line(obs, 'textbox "Card nickname"')
+    tree = json.dumps(json.loads(obs.to_json())["tree"])
+    assert '"name": "Payment", "states": ["current"], "hinted_states": ["current"]' in tree
 
     eff = page.act(amex.id, "click")
     assert "no_op" not in eff.kinds, eff.text()
