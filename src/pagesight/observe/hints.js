@@ -47,8 +47,10 @@
   const ICON_PREFIX = /^(?:fa[srlbdt]?|glyphicon|bi|icon|icons|ico|ti|la[srb]?|mdi|ion|octicon|feather|gg|ri|bx[sl]?|uil|pi|typcn|wi|lnr|oi|icofont|dashicons|codicon|btn|button)[-_](.+)$/i;
   const ICON_SUFFIX = /^(.+)[-_](?:icon|ico|btn|button)$/i;
   const ICON_CAMEL = /^(?:icon|btn)([A-Z].*)$/;
-  // Ids that frameworks generate say nothing a person would call the control.
+  // Ids that frameworks generate say nothing a person would call the control: known prefixes,
+  // React's ":r1:", and (for ids) any counter in it ("input-3", "rc_select_0", "uid_5").
   const GENERATED = /^(?:ember|mui-|mat-|cdk-|radix-|headlessui-|react-|ng-|yui|ext-|gwt-|j_id)|:/i;
+  const COUNTED = /\d/;
   const FIELD_ROLES = new Set([
     "textbox", "searchbox", "combobox", "listbox", "spinbutton", "slider", "checkbox", "radio", "switch",
   ]);
@@ -146,6 +148,7 @@
     for (const a of ["data-testid", "data-test", "data-qa", "data-cy", "id", "name", "aria-controls"]) {
       const v = el.getAttribute(a);
       if (!v || (!a.startsWith("data-") && GENERATED.test(v))) continue;
+      if ((a === "id" || a === "aria-controls") && COUNTED.test(v)) continue;
       const t = words(v, true);
       if (t.length >= 2) return t;
     }
