@@ -195,6 +195,8 @@ def test_a_card_chosen_by_its_class_shows_selected_after_the_click(
     payment = _by_line(obs, 'link "Payment" [current]')
     assert payment.hinted_states == {"current"}
     _by_line(obs, 'link "Shop"')
+    # Only a list item speaks so: a wrapper div marked active is not the link's state.
+    _by_line(obs, 'link "Help"')
     # A button's active class is pressed; a look class (btn-active) and a field's are no state.
     assert _by_line(obs, 'button "Bold" [pressed]').hinted_states == {"pressed"}
     _by_line(obs, 'button "Italic"')

@@ -264,9 +264,10 @@
 
   function stateOf(el, role) {
     if (NO_STATE.has(role)) return "";
-    // A list item marked active speaks for the one link or button it holds (<li class=active><a>).
+    // A list item marked active speaks for the one link or button it holds (<li class=active><a>);
+    // other wrappers so marked are too often always there (a script's flag, a carousel slide).
     const parent = el.parentElement;
-    if (!chosen(el) && !(parent && parent.childElementCount === 1 && chosen(parent))) return "";
+    if (!chosen(el) && !(parent && parent.localName === "li" && parent.childElementCount === 1 && chosen(parent))) return "";
     if (role === "link") return "current";
     if (role === "button") return "pressed";
     return CHECKABLE.has(role) ? "checked" : "selected";
