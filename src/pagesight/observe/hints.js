@@ -205,6 +205,8 @@
       // An editor's toolbar (Quill's .ql-toolbar) sits between it and its label.
       if (s.getAttribute("role") === "toolbar" || /(?:^|[\s_-])toolbar(?:$|\s)/i.test(cls)) continue;
       if (s.childElementCount > 20 || s.matches(CONTROL) || s.querySelector(CONTROL)) return STOP;
+      const inner = s.querySelector("label[for]"); // a label in a cell of its own, tied elsewhere
+      if (inner && inner.control && inner.control !== el) return STOP;
       const t = norm(s.textContent || "");
       if (!t || (s.checkVisibility && !s.checkVisibility({ visibilityProperty: true, opacityProperty: true }))) continue;
       if (t.length > MAX_TEXT) return STOP;
