@@ -95,6 +95,33 @@ def test_find_matches_a_hint_name_the_search_button_not_the_search_field(
     page.close()
 
 
+def test_an_effect_names_a_hinted_control_with_its_tilde_as_the_outline_does(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = browser.open(server.url("names-hints.html"))
+    more = _by_line(page.observe(), 'button "More tools"')
+    eff = page.act(more.id, "click")
+    (filt,) = [el for el in eff.observation.elements if el.name == "filter" and el.name_hint]
+    assert f'  + [{filt.id}] button ~"filter"' in eff.text().splitlines(), eff.text()
+    assert page.playwright.evaluate("document.getElementById('more-tools').hidden") is False
+    # A look that changed names its element the same way.
+    star = _by_line(page.observe(), 'clickable ~"star"')
+    eff = page.act(star.id, "click")
+    assert eff.restyled == (
+        f'[{star.id}] clickable ~"star": border-color rgb(209, 213, 219) -> rgb(234, 179, 8)',
+    )
+    assert page.playwright.evaluate("document.querySelector('.star').style.borderColor") == (
+        "rgb(234, 179, 8)"
+    )
+    page.close()
+
+    page = browser.open(server.url("names-nearby.html"))
+    nickname = _by_line(page.observe(), 'textbox ~"Nickname"')
+    eff = page.act(nickname.id, "input", text="ada")
+    assert f'  value [{nickname.id}] textbox ~"Nickname": - -> "ada"' in eff.text().splitlines()
+    page.close()
+
+
 # --- placeholders -------------------------------------------------------------------------------
 
 
