@@ -275,6 +275,13 @@
     return ph ? norm(ph) : "";
   }
 
+  // A placeholder that only repeats words of the name ("Search" beside "Search the BBC",
+  // "Rechercher" beside "Rechercher :") says nothing more.
+  function saysMore(ph, name) {
+    const words = (s) => ` ${s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim()} `;
+    return !words(name).includes(words(ph));
+  }
+
   function valueOf(el, tag, role) {
     if (tag === "input") {
       const type = el.type;
@@ -827,7 +834,7 @@
     if (v !== undefined) node.v = cap(v, 400);
     else if (name) {
       const ph = placeholderOf(el, tag, role);
-      if (ph && ph !== name) node.ph = cap(ph, MAX_NAME); // an empty labelled field shows its placeholder
+      if (ph && saysMore(ph, name)) node.ph = cap(ph, MAX_NAME); // an empty labelled field shows its placeholder
     }
     const options = tag === "select" ? el.options : tag === "input" && el.list ? el.list.options : null;
     if (options) node.opts = optionLabels(options);
