@@ -231,6 +231,7 @@ def test_a_card_chosen_by_its_class_shows_selected_after_the_click(
     assert _by_line(obs, 'button "Bold" [pressed]').hinted_states == {"pressed"}
     _by_line(obs, 'button "Italic"')
     _by_line(obs, 'textbox "Card nickname"')
+    assert _by_line(obs, 'button "Filters" [expanded]').hinted_states == frozenset()
     tree = json.dumps(json.loads(obs.to_json())["tree"])
     assert '"name": "Payment", "states": ["current"], "hinted_states": ["current"]' in tree
 

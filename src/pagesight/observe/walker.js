@@ -357,11 +357,13 @@
   }
 
   // A state the page shows only through its own class names ("selected", "is-active"), where
-  // neither ARIA nor the native control says anything: a hint, as the walker marks it.
+  // neither ARIA nor the native control says anything: a hint, as the walker marks it. (A
+  // disclosure's "active" class while open is its aria-expanded, not a pressed toggle.)
   function classState(el, tag, role, states) {
     const hinted = HINTS.stateOf(el, role); // one class-attribute test for most controls
     if (!hinted || states.includes(hinted)) return "";
     if (el.hasAttribute("aria-selected") || el.hasAttribute("aria-pressed") || el.hasAttribute("aria-current") ||
+        el.hasAttribute("aria-expanded") ||
         el.hasAttribute("aria-checked") || tag === "option" || (tag === "input" && (el.type === "checkbox" || el.type === "radio"))) return "";
     return hinted;
   }
