@@ -93,12 +93,14 @@
     return m ? words(m[1], true) : "";
   }
 
-  // A file name as words: "/img/search-icon.png?v=2" -> "search icon".
+  // A file name as words: "/img/search-icon.png?v=2" -> "search icon"; "" for one that names
+  // only a look ("white_icon.png", "button.png": a sprite sheet, a style).
   function fileWords(url) {
     if (!url || /^data:/i.test(url)) return "";
     let last = url.split(/[?#]/)[0].split("/").pop() || "";
     try { last = decodeURIComponent(last); } catch (e) { /* a stray "%": keep it as written */ }
-    return words(last.replace(/\.[a-z0-9]+$/i, ""), false);
+    last = last.replace(/\.[a-z0-9]+$/i, "");
+    return words(last, true) ? words(last, false) : "";
   }
 
   // An SVG sprite reference: <use href="#icon-search"> or "sprite.svg#icon-search".
