@@ -50,6 +50,8 @@ def test_unnamed_controls_are_named_from_their_markup_as_hints(
         'button ~"menu"',  # menu-btn: the suffix form
         'button ~"print"',  # iconPrint: the camel-case form
         'button ~"row delete"',  # data-testid="row-17-delete": the counter is dropped
+        'video ~"intro video"',  # data-testid
+        'clickable ~"intro video"',  # named by the guess inside it: still a guess
     ):
         el = _by_line(obs, shown)
         assert el.name_hint, shown

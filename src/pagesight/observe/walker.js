@@ -500,6 +500,14 @@
     return norm(parts.join(" "));
   }
 
+  // Whether flatText(items) takes any part from a name guessed from markup (``nh``).
+  function hasHint(items) {
+    for (const it of items) {
+      if (it && typeof it === "object" && (it.n ? it.nh : it.c && hasHint(it.c))) return true;
+    }
+    return false;
+  }
+
   function countActionable(items) {
     let n = 0;
     for (const it of items) if (it && typeof it === "object") n += (it.i !== undefined ? 1 : 0) + (it.c ? countActionable(it.c) : 0);
@@ -813,6 +821,7 @@
     if (!name && fromContent) {
       const spoken = kind.strong ? hiddenLabel(el) : "";
       name = spoken || flatText(own || items);
+      if (!spoken && name && hasHint(own || items)) hint = true; // a control inside named it by a guess
       // Shown but hidden from screen readers: an icon font's glyph or ligature ("more_vert").
       if (!spoken && name && kind.strong && el.querySelector('[aria-hidden="true"]')) {
         name = HINTS.glyph(name);
