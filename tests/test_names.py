@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
+
 from conftest import StaticServer
-from pagesight import Browser, Element, Observation
+from pagesight import ActionError, Browser, Element, Observation
 from pagesight.observe.tooltext import element_line
 
 
@@ -87,6 +89,12 @@ def test_find_matches_a_hint_name_the_search_button_not_the_search_field(
     assert element_line(best.element).startswith(f'[{best.element.id}] button ~"search" ')
     legend = page.observe().text("legend").splitlines()
     assert f'[{best.element.id}] button ~"search" in "Northwind Journal"' in legend
+    assert best.to_dict()["name_hint"] is True
+    assert "name_hint" not in page.find("Search articles")[0].to_dict()
+    # An action's refusal names it so too.
+    with pytest.raises(ActionError) as refused:
+        page.act(best.element.id, "input", text="shoes")
+    assert f'[{best.element.id}] button ~"search"' in str(refused.value)
     assert best.selector is not None
     # The selector find hands back is the page's icon-only submit button.
     shown = page.playwright.evaluate(
