@@ -189,14 +189,14 @@
   }
 
   // The first text in one direction from ``node`` among its siblings: a text node or a short
-  // caption element, as {text, label} (label: a text node or a label, legend, heading or
+  // caption element, as {text, label, at} (label: a text node or a label, legend, heading or
   // "…label…" element, not a description); STOP where another control (or a label tied to one)
   // comes first; null if nothing is there.
   function siblingText(node, dir, el) {
     for (let s = node[dir]; s; s = s[dir]) {
       if (s.nodeType === TEXT) {
         const t = norm(s.data);
-        if (t) return t.length <= MAX_TEXT ? { text: t, label: true } : STOP;
+        if (t) return t.length <= MAX_TEXT ? { text: t, label: true, at: s } : STOP;
         continue;
       }
       if (s.nodeType !== ELEMENT) continue;
@@ -212,9 +212,19 @@
       const t = norm(s.textContent || "");
       if (!t || (s.checkVisibility && !s.checkVisibility({ visibilityProperty: true, opacityProperty: true }))) continue;
       if (t.length > MAX_TEXT) return STOP;
-      return { text: t, label: CAPTION.has(tag) || /label|title|caption/i.test(cls) };
+      return { text: t, label: CAPTION.has(tag) || /label|title|caption/i.test(cls), at: s };
     }
     return null;
+  }
+
+  // Whether ``node`` is followed at once by a field that takes text or a choice: text just
+  // before such a field is its label ("[x] <label>Gift message</label> [____]"), not the
+  // checkbox's before it.
+  function leadsField(node) {
+    let n = node.nextSibling;
+    while (n && n.nodeType === TEXT && !norm(n.data)) n = n.nextSibling;
+    if (!n || n.nodeType !== ELEMENT || !FORM_FIELD.has(n.localName)) return false;
+    return n.localName !== "input" || !(CHECKABLE.has(n.type) || PUSH_TYPES.has(n.type) || n.type === "hidden");
   }
 
   // Text a page put beside a field without tying it to it: a <label> without ``for``, a text
@@ -228,7 +238,7 @@
     for (let depth = 0; depth < 4; depth++) {
       if (after) {
         const t = siblingText(node, "nextSibling", el);
-        if (t && t !== STOP && t.label) return t.text;
+        if (t && t !== STOP && t.label && !leadsField(t.at)) return t.text;
       }
       const t = other ? null : siblingText(node, "previousSibling", el);
       if (t === STOP) return "";
