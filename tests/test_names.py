@@ -196,6 +196,8 @@ def test_label_titles_editor_groups_and_untied_labels_name_fields_as_hints(
     _by_line(obs, 'checkbox ~"Send me the newsletter" Send me the newsletter')
     _by_line(obs, 'radio ~"yearly"')
     _by_line(obs, 'checkbox ~"gift"')
+    _by_line(obs, 'radio ~"small"')  # not ~"Plan size", the question its fieldset asks
+    _by_line(obs, 'radio ~"large"')
     _by_line(obs, 'textbox ~"Gift message"')
     # Not names: a paragraph or a long line of prose before a field, a hidden label, a label
     # tied to another field (before it, or in a cell before it), the heading above another form.

@@ -202,6 +202,7 @@
       if (s.nodeType !== ELEMENT) continue;
       const tag = s.localName;
       if (tag === "script" || tag === "style" || tag === "template" || tag === "br") continue;
+      if (tag === "legend") return null; // its fieldset's name: groupName decides
       if (tag === "label" && s.control && s.control !== el) return STOP;
       const cls = s.getAttribute("class") || "";
       // An editor's toolbar (Quill's .ql-toolbar) sits between it and its label.
@@ -229,7 +230,8 @@
 
   // Text a page put beside a field without tying it to it: a <label> without ``for``, a text
   // node or a caption just before it in its container (just after it, for a checkbox or
-  // radio), else the name of the group around it, else a line of other text just before it.
+  // radio), else the name of the group around it (not for a checkbox or radio), else a line
+  // of other text just before it.
   // Looks a few levels up, across shadow roots.
   function beside(el, role) {
     const after = CHECKABLE.has(role);
@@ -247,7 +249,9 @@
       let up = node.parentNode;
       if (up && up.nodeType === FRAGMENT) up = up.host || null;
       if (!up || up.nodeType !== ELEMENT) break;
-      const group = groupName(up);
+      // A group names a field or an editor in it; around checkboxes or radios it asks the
+      // question ("Plan size"), and each is one answer.
+      const group = after ? "" : groupName(up);
       if (group) return group;
       if (BOUNDARY.has(up.localName)) break;
       node = up;
