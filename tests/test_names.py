@@ -66,9 +66,9 @@ def test_unnamed_controls_are_named_from_their_markup_as_hints(
     assert _by_line(obs, 'button "Save draft"').name_hint is False
     # A field's classes are its look: Bootstrap's btn-check is not a name ("check").
     assert _by_line(obs, "checkbox").name == ""
-    # Ids a framework generated name nothing, nor does an image file named for its look: the
-    # six such buttons and the one with white_icon.png stay unnamed.
-    assert [el.name for el in obs.elements if el.role == "button" and not el.name] == [""] * 7
+    # Ids a framework generated name nothing, nor a one-letter id, nor an image file named for
+    # its look: the seven such buttons, the one with id "b" and the one with white_icon.png.
+    assert [el.name for el in obs.elements if el.role == "button" and not el.name] == [""] * 9
     tree = json.loads(obs.to_json())["tree"]
     assert '"name": "trash", "name_hint": true' in json.dumps(tree)
     page.close()
@@ -162,6 +162,14 @@ def test_an_empty_labelled_field_shows_its_placeholder_until_it_has_a_value(
         ' (was textbox "Card email" placeholder="name@example.com")'
     ]
     assert eff.observation.element(email.id).placeholder is None
+
+    # A placeholder that changes alone is a change the delta shows.
+    number = _by_line(obs, 'textbox "Card number" placeholder="1234 1234 1234 1234"')
+    eff = page.act(_by_line(obs, 'button "Amex"').id, "click")
+    assert (
+        f'~ [{number.id}] textbox "Card number" placeholder="1234 123456 12345" in'
+        ' "Payment details" (was textbox "Card number" placeholder="1234 1234 1234 1234")'
+    ) in eff.observation.text().splitlines()
     assert page.playwright.evaluate("document.getElementById('card-email').value") == (
         "ada@example.org"
     )
@@ -177,7 +185,12 @@ def test_label_titles_editor_groups_and_untied_labels_name_fields_as_hints(
     page = browser.open(server.url("names-nearby.html"))
     obs = page.observe()
     # Radios whose label tile has only a title; a checkbox whose drawn box has only a title.
-    for shown in ('radio ~"Visa"', 'radio ~"Mastercard"', 'checkbox ~"I accept the terms"'):
+    for shown in (
+        'radio ~"Visa"',
+        'radio ~"Mastercard"',
+        'radio ~"amex"',  # the label shows only a logo image, amex.svg
+        'checkbox ~"I accept the terms"',
+    ):
         assert _by_line(obs, shown).name_hint
     # Editors: the label before the toolbar, the fieldset's legend, the labelled group.
     _by_line(obs, 'textbox ~"Email Address" placeholder="you@example.com"')
