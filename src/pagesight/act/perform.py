@@ -343,7 +343,8 @@ def drop_refusal(
 def _describe(element_id: int, element: Element | None) -> str:
     if element is None:
         return f"element [{element_id}]"
-    name = f' "{element.name}"' if element.name else ""
+    hint = "~" if element.name_hint else ""  # as the outline writes a name guessed from markup
+    name = f' {hint}"{element.name}"' if element.name else ""
     return f"[{element_id}] {element.role}{name}"
 
 

@@ -582,7 +582,9 @@ class AsyncPage:
             if action != "click":
                 return ()
             itself = f"[{element_id}]" + (
-                f' {element.role} "{element.name}"' if element is not None else ""
+                f' {element.role} {"~" if element.name_hint else ""}"{element.name}"'
+                if element is not None
+                else ""
             )
             return await looks.changed(handle, itself)
 

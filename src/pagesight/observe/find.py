@@ -386,15 +386,20 @@ class Match:
         return None if self.selector is None else " >> ".join((*self.path, self.selector))
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        out: dict[str, object] = {
             "id": self.element.id,
             "role": self.element.role,
             "name": self.element.name,
-            "score": self.score,
-            "selector": self.selector,
-            "path": list(self.path),
-            "description": self.description,
         }
+        if self.element.name_hint:  # as in Element.to_dict: the name is a guess from markup
+            out["name_hint"] = True
+        out.update(
+            score=self.score,
+            selector=self.selector,
+            path=list(self.path),
+            description=self.description,
+        )
+        return out
 
 
 def check_query(query: str, top: int) -> Query:

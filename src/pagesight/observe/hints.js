@@ -47,8 +47,10 @@
   const ICON_PREFIX = /^(?:fa[srlbdt]?|glyphicon|bi|icon|icons|ico|ti|la[srb]?|mdi|ion|octicon|feather|gg|ri|bx[sl]?|uil|pi|typcn|wi|lnr|oi|icofont|dashicons|codicon|btn|button)[-_](.+)$/i;
   const ICON_SUFFIX = /^(.+)[-_](?:icon|ico|btn|button)$/i;
   const ICON_CAMEL = /^(?:icon|btn)([A-Z].*)$/;
-  // Ids that frameworks generate say nothing a person would call the control.
+  // Ids that frameworks generate say nothing a person would call the control: known prefixes,
+  // React's ":r1:", and (for ids) any counter in it ("input-3", "rc_select_0", "uid_5").
   const GENERATED = /^(?:ember|mui-|mat-|cdk-|radix-|headlessui-|react-|ng-|yui|ext-|gwt-|j_id)|:/i;
+  const COUNTED = /\d/;
   const FIELD_ROLES = new Set([
     "textbox", "searchbox", "combobox", "listbox", "spinbutton", "slider", "checkbox", "radio", "switch",
   ]);
@@ -91,12 +93,14 @@
     return m ? words(m[1], true) : "";
   }
 
-  // A file name as words: "/img/search-icon.png?v=2" -> "search icon".
+  // A file name as words: "/img/search-icon.png?v=2" -> "search icon"; "" for one that names
+  // only a look ("white_icon.png", "button.png": a sprite sheet, a style).
   function fileWords(url) {
     if (!url || /^data:/i.test(url)) return "";
     let last = url.split(/[?#]/)[0].split("/").pop() || "";
     try { last = decodeURIComponent(last); } catch (e) { /* a stray "%": keep it as written */ }
-    return words(last.replace(/\.[a-z0-9]+$/i, ""), false);
+    last = last.replace(/\.[a-z0-9]+$/i, "");
+    return words(last, true) ? words(last, false) : "";
   }
 
   // An SVG sprite reference: <use href="#icon-search"> or "sprite.svg#icon-search".
@@ -146,6 +150,7 @@
     for (const a of ["data-testid", "data-test", "data-qa", "data-cy", "id", "name", "aria-controls"]) {
       const v = el.getAttribute(a);
       if (!v || (!a.startsWith("data-") && GENERATED.test(v))) continue;
+      if ((a === "id" || a === "aria-controls") && COUNTED.test(v)) continue;
       const t = words(v, true);
       if (t.length >= 2) return t;
     }
@@ -184,35 +189,49 @@
   }
 
   // The first text in one direction from ``node`` among its siblings: a text node or a short
-  // caption element, as {text, label} (label: a text node or a label, legend, heading or
+  // caption element, as {text, label, at} (label: a text node or a label, legend, heading or
   // "…label…" element, not a description); STOP where another control (or a label tied to one)
   // comes first; null if nothing is there.
   function siblingText(node, dir, el) {
     for (let s = node[dir]; s; s = s[dir]) {
       if (s.nodeType === TEXT) {
         const t = norm(s.data);
-        if (t) return t.length <= MAX_TEXT ? { text: t, label: true } : STOP;
+        if (t) return t.length <= MAX_TEXT ? { text: t, label: true, at: s } : STOP;
         continue;
       }
       if (s.nodeType !== ELEMENT) continue;
       const tag = s.localName;
       if (tag === "script" || tag === "style" || tag === "template" || tag === "br") continue;
+      if (tag === "legend") return null; // its fieldset's name: groupName decides
       if (tag === "label" && s.control && s.control !== el) return STOP;
       const cls = s.getAttribute("class") || "";
       // An editor's toolbar (Quill's .ql-toolbar) sits between it and its label.
       if (s.getAttribute("role") === "toolbar" || /(?:^|[\s_-])toolbar(?:$|\s)/i.test(cls)) continue;
       if (s.childElementCount > 20 || s.matches(CONTROL) || s.querySelector(CONTROL)) return STOP;
+      const inner = s.querySelector("label[for]"); // a label in a cell of its own, tied elsewhere
+      if (inner && inner.control && inner.control !== el) return STOP;
       const t = norm(s.textContent || "");
       if (!t || (s.checkVisibility && !s.checkVisibility({ visibilityProperty: true, opacityProperty: true }))) continue;
       if (t.length > MAX_TEXT) return STOP;
-      return { text: t, label: CAPTION.has(tag) || /label|title|caption/i.test(cls) };
+      return { text: t, label: CAPTION.has(tag) || /label|title|caption/i.test(cls), at: s };
     }
     return null;
   }
 
+  // Whether ``node`` is followed at once by a field that takes text or a choice: text just
+  // before such a field is its label ("[x] <label>Gift message</label> [____]"), not the
+  // checkbox's before it.
+  function leadsField(node) {
+    let n = node.nextSibling;
+    while (n && n.nodeType === TEXT && !norm(n.data)) n = n.nextSibling;
+    if (!n || n.nodeType !== ELEMENT || !FORM_FIELD.has(n.localName)) return false;
+    return n.localName !== "input" || !(CHECKABLE.has(n.type) || PUSH_TYPES.has(n.type) || n.type === "hidden");
+  }
+
   // Text a page put beside a field without tying it to it: a <label> without ``for``, a text
   // node or a caption just before it in its container (just after it, for a checkbox or
-  // radio), else the name of the group around it, else a line of other text just before it.
+  // radio), else the name of the group around it (not for a checkbox or radio), else a line
+  // of other text just before it.
   // Looks a few levels up, across shadow roots.
   function beside(el, role) {
     const after = CHECKABLE.has(role);
@@ -221,7 +240,7 @@
     for (let depth = 0; depth < 4; depth++) {
       if (after) {
         const t = siblingText(node, "nextSibling", el);
-        if (t && t !== STOP && t.label) return t.text;
+        if (t && t !== STOP && t.label && !leadsField(t.at)) return t.text;
       }
       const t = other ? null : siblingText(node, "previousSibling", el);
       if (t === STOP) return "";
@@ -230,7 +249,9 @@
       let up = node.parentNode;
       if (up && up.nodeType === FRAGMENT) up = up.host || null;
       if (!up || up.nodeType !== ELEMENT) break;
-      const group = groupName(up);
+      // A group names a field or an editor in it; around checkboxes or radios it asks the
+      // question ("Plan size"), and each is one answer.
+      const group = after ? "" : groupName(up);
       if (group) return group;
       if (BOUNDARY.has(up.localName)) break;
       node = up;
@@ -261,9 +282,10 @@
 
   function stateOf(el, role) {
     if (NO_STATE.has(role)) return "";
-    // A list item marked active speaks for the one link or button it holds (<li class=active><a>).
+    // A list item marked active speaks for the one link or button it holds (<li class=active><a>);
+    // other wrappers so marked are too often always there (a script's flag, a carousel slide).
     const parent = el.parentElement;
-    if (!chosen(el) && !(parent && parent.childElementCount === 1 && chosen(parent))) return "";
+    if (!chosen(el) && !(parent && parent.localName === "li" && parent.childElementCount === 1 && chosen(parent))) return "";
     if (role === "link") return "current";
     if (role === "button") return "pressed";
     return CHECKABLE.has(role) ? "checked" : "selected";

@@ -187,6 +187,13 @@
     return ph ? norm(ph) : "";
   }
 
+  // A placeholder that only repeats words of the name ("Search" beside "Search the BBC",
+  // "Rechercher" beside "Rechercher :") says nothing more.
+  function saysMore(ph, name) {
+    const words = (s) => ` ${s.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim()} `;
+    return !words(name).includes(words(ph));
+  }
+
   function valueOf(el, tag, role) {
     if (tag === "input") {
       const type = el.type;
@@ -222,7 +229,7 @@
     return labels;
   }
 
-  const api = { SKIP, INLINE_DISPLAY, inputRole, roleOf, textOfIds, labelText, externalName, hiddenLabel, fallbackName, placeholderOf, valueOf, optionLabels };
+  const api = { SKIP, INLINE_DISPLAY, inputRole, roleOf, textOfIds, labelText, externalName, hiddenLabel, fallbackName, placeholderOf, saysMore, valueOf, optionLabels };
   Object.defineProperty(globalThis, KEY, { value: api, enumerable: false });
   return api;
 })();

@@ -38,7 +38,7 @@
   const MARKUP = globalThis[Symbol.for("pagesight.selectors")];
   // What an element is and is called, and what it holds (names.js, installed just before this).
   const NAMES = globalThis[Symbol.for("pagesight.names")];
-  const { SKIP, INLINE_DISPLAY, roleOf, labelText, externalName, hiddenLabel, fallbackName, placeholderOf, valueOf, optionLabels } = NAMES;
+  const { SKIP, INLINE_DISPLAY, saysMore, roleOf, labelText, externalName, hiddenLabel, fallbackName, placeholderOf, valueOf, optionLabels } = NAMES;
 
   const ELEMENT = 1;
   const TEXT = 3;
@@ -154,11 +154,13 @@
   }
 
   // A state the page shows only through its own class names ("selected", "is-active"), where
-  // neither ARIA nor the native control says anything: a hint, as the walker marks it.
+  // neither ARIA nor the native control says anything: a hint, as the walker marks it. (A
+  // disclosure's "active" class while open is its aria-expanded, not a pressed toggle.)
   function classState(el, tag, role, states) {
     const hinted = HINTS.stateOf(el, role); // one class-attribute test for most controls
     if (!hinted || states.includes(hinted)) return "";
     if (el.hasAttribute("aria-selected") || el.hasAttribute("aria-pressed") || el.hasAttribute("aria-current") ||
+        el.hasAttribute("aria-expanded") ||
         el.hasAttribute("aria-checked") || tag === "option" || (tag === "input" && (el.type === "checkbox" || el.type === "radio"))) return "";
     return hinted;
   }
@@ -293,6 +295,14 @@
       else if (it && it.c) parts.push(flatText(it.c));
     }
     return norm(parts.join(" "));
+  }
+
+  // Whether flatText(items) takes any part from a name guessed from markup (``nh``).
+  function hasHint(items) {
+    for (const it of items) {
+      if (it && typeof it === "object" && (it.n ? it.nh : it.c && hasHint(it.c))) return true;
+    }
+    return false;
   }
 
   function countActionable(items) {
@@ -614,6 +624,7 @@
     if (!name && fromContent) {
       const spoken = kind.strong ? hiddenLabel(el) : "";
       name = spoken || flatText(own || items);
+      if (!spoken && name && hasHint(own || items)) hint = true; // a control inside named it by a guess
       // Shown but hidden from screen readers: an icon font's glyph or ligature ("more_vert").
       if (!spoken && name && kind.strong && el.querySelector('[aria-hidden="true"]')) {
         name = HINTS.glyph(name);
@@ -637,7 +648,7 @@
     if (v !== undefined) node.v = cap(v, 400);
     else if (name) {
       const ph = placeholderOf(el, tag, role);
-      if (ph && ph !== name) node.ph = cap(ph, MAX_NAME); // an empty labelled field shows its placeholder
+      if (ph && saysMore(ph, name)) node.ph = cap(ph, MAX_NAME); // an empty labelled field shows its placeholder
     }
     const options = tag === "select" ? el.options : tag === "input" && el.list ? el.list.options : null;
     if (options) node.opts = optionLabels(options);
