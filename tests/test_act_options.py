@@ -62,6 +62,12 @@ def test_a_malformed_batch_runs_nothing(page: Any, server: StaticServer) -> None
         page.batch([(field.id, "input", {"txt": "shoes"})])
     with pytest.raises(InvalidOption):
         page.batch([(None, "navigate", {})])
+    # A bad value in a later step is refused before the first runs, as page.act would refuse it.
+    for bad in ({"files": "/no/such/file.pdf"}, {"count": 4}, {"by": (0, 0)}, {"wait": -1}):
+        action = "upload" if "files" in bad else "drag" if "by" in bad else "click"
+        with pytest.raises(InvalidOption) as info:
+            page.batch([(field.id, "input", {"text": "shoes"}), (field.id, action, bad)])
+        assert info.value.option == next(iter(bad))
     assert page.playwright.evaluate("document.querySelector('[name=site_q]').value") == ""
 
 
