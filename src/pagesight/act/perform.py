@@ -465,9 +465,11 @@ async def _input_date(
     try:
         value = control_value(text, kind, lang=lang)
     except ValueError as exc:
-        raise ActionError(
-            "not_editable", f"{takes}; {text!r} reads as none: {exc}", element_id=element_id
-        ) from exc
+        # The reason quotes the text as read (folded to lower case): say it once, as typed.
+        said = repr(" ".join(text.strip().lower().split()))
+        why = str(exc)
+        why = why.removeprefix(said) if why.startswith(said) else f": {why}"
+        raise ActionError("not_editable", f"{takes}; {text!r}{why}", element_id=element_id) from exc
     await handle.fill(value, force=True, timeout=ms)
     now = await handle.evaluate(helper("valueNow"))
     if now != value:  # the page refused it (out of its step, a script put the old one back)
