@@ -170,6 +170,14 @@ def test_clickable_column_headers_keep_their_ids_in_the_header_row(
         f'row: [{select_all.id}] checkbox "Select all" | [{name.id}] columnheader "Name" | '
         f'[{email.id}] columnheader "Email" | [{role.id}] button "Role" | Actions'
     )
-    page.act(name.id, "click")
+    eff = page.act(name.id, "click")
+    # The same rows in another order: the sort is a change a model can see, not a no-op.
+    assert _js(
+        page, "Array.from(document.querySelectorAll('tbody tr'), r => r.cells[1].textContent)"
+    ) == ["Bob", "Ada"]
+    assert eff.kinds == ("dom_change",) and eff.reordered
+    bob = one(obs, "Select Bob", "checkbox")
+    assert f'  reordered: now [{bob.id}] checkbox "Select Bob", ' in eff.text()
+    assert eff.to_dict()["reordered"][0] == bob.id
     page.act(role.id, "click")
     assert _js(page, "window.sorted") == ["name", "role"]
