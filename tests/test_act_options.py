@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -25,6 +26,13 @@ def _form(page: Any, server: StaticServer) -> Any:
         ("select", {"values": []}, "values"),
         ("scroll", {"direction": "sideways"}, "direction"),
         ("scroll", {"direction": "down", "pixels": 1.5}, "pixels"),
+        ("upload", {"files": "/no/such/file.pdf"}, "files"),
+        ("click", {"hold": 0}, "hold"),
+        ("click", {"count": 4}, "count"),
+        ("click", {"button": "back"}, "button"),
+        ("drag", {"to": "x"}, "to"),
+        ("drag", {"by": (math.nan, 5)}, "by"),  # not a move: Chromium's protocol refuses it
+        ("input", {"text": "x", "keys": "yes"}, "keys"),
     ],
 )
 def test_bad_arguments_name_the_option(
