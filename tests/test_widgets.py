@@ -37,6 +37,8 @@ def test_a_text_field_inside_a_listening_wrapper_is_listed_as_the_field(
     assert line(obs, "Email Address") == f'[{email.id}] textbox "Email Address *" [required]'
     nick = one(obs, "Nickname", "textbox")
     assert line(obs, "Nickname") == f'[{nick.id}] textbox "Nickname": ada'
+    born = one(obs, "Date of birth", "date")  # a date field's frame is a frame too
+    assert line(obs, "Date of birth") == f'[{born.id}] date "Date of birth": 1990-04-02'
 
     eff = page.act(email.id, "input", text="ada@example.com")
     assert _js(page, "window.state.email") == "ada@example.com"

@@ -67,7 +67,7 @@
     "list", "table", "dialog", "alertdialog", "article", "figure", "group", "toolbar", "menu", "menubar", "tablist",
   ]);
   // Controls that take text or a choice: a wrapper around one of them is its frame, not a control.
-  const FIELD_ROLES = new Set(["textbox", "searchbox", "combobox", "spinbutton"]);
+  const FIELD_ROLES = new Set(["textbox", "searchbox", "combobox", "spinbutton", "date", "time", "datetime-local", "month", "week"]);
   // Widgets that stand in for a native control the page hid (Select2 draws a span after its select).
   const STAND_IN = '[role="combobox"],[role="listbox"],[role="button"],button';
   const MAX_NAME = 120;
