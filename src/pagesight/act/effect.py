@@ -175,7 +175,7 @@ class Effect:
     moved: Moved | None = None
     """What a ``drag`` moved."""
     reordered: tuple[int, ...] = ()
-    """When the page holds the same elements and texts in another order (a table sorted by a
+    """When the page holds the same elements in another order (a table sorted by a column
     header's click): the ids of those elements, in their new order, from the first moved."""
     errors: tuple[str, ...] = field(default=())
     """What went wrong after the action ran (a failed download, an uploaded file of a type its
