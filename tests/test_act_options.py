@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -25,6 +26,13 @@ def _form(page: Any, server: StaticServer) -> Any:
         ("select", {"values": []}, "values"),
         ("scroll", {"direction": "sideways"}, "direction"),
         ("scroll", {"direction": "down", "pixels": 1.5}, "pixels"),
+        ("upload", {"files": "/no/such/file.pdf"}, "files"),
+        ("click", {"hold": 0}, "hold"),
+        ("click", {"count": 4}, "count"),
+        ("click", {"button": "back"}, "button"),
+        ("drag", {"to": "x"}, "to"),
+        ("drag", {"by": (math.nan, 5)}, "by"),  # not a move: Chromium's protocol refuses it
+        ("input", {"text": "x", "keys": "yes"}, "keys"),
     ],
 )
 def test_bad_arguments_name_the_option(
@@ -62,6 +70,12 @@ def test_a_malformed_batch_runs_nothing(page: Any, server: StaticServer) -> None
         page.batch([(field.id, "input", {"txt": "shoes"})])
     with pytest.raises(InvalidOption):
         page.batch([(None, "navigate", {})])
+    # A bad value in a later step is refused before the first runs, as page.act would refuse it.
+    for bad in ({"files": "/no/such/file.pdf"}, {"count": 4}, {"by": (0, 0)}, {"wait": -1}):
+        action = "upload" if "files" in bad else "drag" if "by" in bad else "click"
+        with pytest.raises(InvalidOption) as info:
+            page.batch([(field.id, "input", {"text": "shoes"}), (field.id, action, bad)])
+        assert info.value.option == next(iter(bad))
     assert page.playwright.evaluate("document.querySelector('[name=site_q]').value") == ""
 
 

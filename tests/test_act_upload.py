@@ -165,6 +165,16 @@ def test_a_missing_file_is_refused_before_the_page_is_touched(
     assert _seen(page, "resume")["events"] == []
 
 
+def test_a_forms_own_button_does_not_offer_the_forms_hidden_file_inputs(
+    page: Any, server: StaticServer
+) -> None:
+    obs = _open(page, server)
+    # The hidden inputs are in the form around it, beside other controls: not the button's own.
+    # (Its upload would click it, submitting the form, and wait for a chooser that never opens.)
+    assert "upload" not in one(obs, "Send application", "button").actions
+    assert "upload" in one(obs, "Choose documents", "button").actions
+
+
 def test_upload_on_something_that_opens_no_chooser_says_so(
     page: Any, server: StaticServer, files: dict[str, Path]
 ) -> None:

@@ -37,6 +37,8 @@ def test_a_text_field_inside_a_listening_wrapper_is_listed_as_the_field(
     assert line(obs, "Email Address") == f'[{email.id}] textbox "Email Address *" [required]'
     nick = one(obs, "Nickname", "textbox")
     assert line(obs, "Nickname") == f'[{nick.id}] textbox "Nickname": ada'
+    born = one(obs, "Date of birth", "date")  # a date field's frame is a frame too
+    assert line(obs, "Date of birth") == f'[{born.id}] date "Date of birth": 1990-04-02'
 
     eff = page.act(email.id, "input", text="ada@example.com")
     assert _js(page, "window.state.email") == "ada@example.com"
@@ -170,6 +172,14 @@ def test_clickable_column_headers_keep_their_ids_in_the_header_row(
         f'row: [{select_all.id}] checkbox "Select all" | [{name.id}] columnheader "Name" | '
         f'[{email.id}] columnheader "Email" | [{role.id}] button "Role" | Actions'
     )
-    page.act(name.id, "click")
+    eff = page.act(name.id, "click")
+    # The same rows in another order: the sort is a change a model can see, not a no-op.
+    assert _js(
+        page, "Array.from(document.querySelectorAll('tbody tr'), r => r.cells[1].textContent)"
+    ) == ["Bob", "Ada"]
+    assert eff.kinds == ("dom_change",) and eff.reordered
+    bob = one(obs, "Select Bob", "checkbox")
+    assert f'  reordered: now [{bob.id}] checkbox "Select Bob", ' in eff.text()
+    assert eff.to_dict()["reordered"][0] == bob.id
     page.act(role.id, "click")
     assert _js(page, "window.sorted") == ["name", "role"]

@@ -175,16 +175,21 @@
 
   // The file input an upload on this element sets: the element itself, a label's control, or
   // a hidden file input inside the element or its parent or grandparent, or the shadow root it
-  // sits at the top of (a styled button that calls input.click()). The walker offers "upload"
-  // by the same rule.
+  // sits at the top of (a styled button that calls input.click()), where that holds no other
+  // control (a form's submit button is not the one opening the form's file input). The walker
+  // offers "upload" by the same rule.
   fileInput(el) {
     const isFile = (n) => n && n.localName === "input" && (n.getAttribute("type") || "").toLowerCase() === "file";
     if (isFile(el)) return el;
     if (el.localName === "label" && isFile(el.control)) return el.control;
     const up1 = (n) => n.parentElement || (n.parentNode && n.parentNode.host ? n.parentNode : null);
+    const others = 'button, select, textarea, a[href], [role="button"], input:not([type="file" i]):not([type="hidden" i])';
     for (let n = el, up = 0; n && up < 3; n = up1(n), up++) {
       const found = Array.from(n.querySelectorAll('input[type="file" i]')).find((f) => this.undrawn(f));
-      if (found) return found;
+      if (found) {
+        const other = Array.from(n.querySelectorAll(others)).some((c) => !el.contains(c) && !c.contains(el));
+        return other ? null : found;
+      }
     }
     return null;
   },

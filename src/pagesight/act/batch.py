@@ -12,8 +12,9 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from pagesight.act.effect import Effect
-from pagesight.act.perform import ACTIONS, Args
+from pagesight.act.perform import ACTIONS, Args, check_args
 from pagesight.errors import ActionError, InvalidOption
+from pagesight.observe.observation import check_times
 
 Status = Literal["done", "failed", "refused", "not_run"]
 _PAGE_ACTIONS = ("navigate", "back")
@@ -99,8 +100,28 @@ def parse_steps(steps: Iterable[Sequence[Any]]) -> list[Step]:
             isinstance(element_id, bool) or not isinstance(element_id, int)
         ):
             raise InvalidOption("steps", f"step {i + 1}: element id must be an int or None")
+        _check_values(element_id, action, args)
         out.append(Step(element_id=element_id, action=action, args=dict(args)))
     return out
+
+
+def _check_values(element_id: int | None, action: str, args: dict[str, Any]) -> None:
+    """The values page.act would refuse (a missing file, count=4), refused before any step."""
+    # Only the times a step gives: navigate and act have defaults of their own.
+    check_times(wait=args.get("wait", 0.0), timeout=args.get("timeout", 1.0))
+    if action in ACTIONS:
+        options = {k: v for k, v in args.items() if k not in ("wait", "timeout")}
+        check_args(action, element_id, **{**_UNSET, **options})
+
+
+_UNSET: dict[str, Any] = {
+    "text": None,
+    "append": False,
+    "key": None,
+    "values": None,
+    "direction": None,
+    "pixels": None,
+}
 
 
 async def run_batch(

@@ -35,6 +35,8 @@ _MAX_TEXTS = 5
 _MAX_TEXT_CHARS = 80
 _MAX_LINES = 8
 """Element lines in an effect's summary; the full delta is in ``observation.changes``."""
+_MAX_REORDERED = 4
+"""Elements named in the line that says the page's elements are in another order."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -172,6 +174,9 @@ class Effect:
     """The files an ``upload`` set on the file input."""
     moved: Moved | None = None
     """What a ``drag`` moved."""
+    reordered: tuple[int, ...] = ()
+    """When the page holds the same elements in another order (a table sorted by a column
+    header's click): the ids of those elements, in their new order, from the first moved."""
     errors: tuple[str, ...] = field(default=())
     """What went wrong after the action ran (a failed download, an uploaded file of a type its
     input does not accept); empty when all is well."""
@@ -240,6 +245,11 @@ class Effect:
                 f"  invalid [{el.id}] {el.role} {_name(el)}: {_q(el.error or '')}"
                 for el in self.invalid
             )
+        if self.reordered:
+            now = {el.id: el for el in self.observation.elements}
+            order = ", ".join(_brief(now[i]) for i in self.reordered[:_MAX_REORDERED])
+            more = ", …" if len(self.reordered) > _MAX_REORDERED else ""
+            lines.append(f"  reordered: now {order}{more}")
         lines.extend(f"  look: {r}" for r in self.restyled)
         lines.extend(f"  error: {e}" for e in self.errors)
         return "\n".join(lines)
@@ -285,6 +295,7 @@ class Effect:
             ),
             "files": [str(f) for f in self.files],
             "moved": self.moved.to_dict() if self.moved is not None else None,
+            "reordered": list(self.reordered),
             "errors": list(self.errors),
         }
 
@@ -352,6 +363,7 @@ def classify(
     texts_added: tuple[str, ...] = ()
     texts_removed: tuple[str, ...] = ()
     invalid: tuple[Element, ...] = ()
+    reordered: tuple[int, ...] = ()
     if not new_document:
         values = tuple((a, b) for a, b in changes.changed if _value_moved(a, b))
         reshaped = any(_shape(a) != _shape(b) for a, b in changes.changed)
@@ -360,10 +372,15 @@ def classify(
         dragged = seen.moved is not None and seen.moved.changed
         if changes.added or changes.removed or reshaped or texts_added or texts_removed:
             kinds.append("dom_change")
-        elif seen.restyled or moved_into_view or dragged:
-            # What a person sees changed, though the DOM did not: the element or its card
-            # looks different, or something moved (into view, or where it was dragged).
-            kinds.append("dom_change")
+        else:
+            # Nothing came or went: the same things in another order are a change all the same
+            # (a drag says so in what it moved).
+            reordered = () if seen.moved is not None else _reordered(before, after)
+            if seen.restyled or moved_into_view or dragged or reordered:
+                # What a person sees changed, though no element did: the element or its card
+                # looks different, or something moved (into view, where it was dragged, or
+                # into another order).
+                kinds.append("dom_change")
         if values or seen.files:  # files set on a hidden input are its value all the same
             kinds.append("value_change")
         focused = _newly_focused(before, after, element_id)
@@ -393,6 +410,7 @@ def classify(
         changes=None if new_document else changes,
         texts_added=texts_added,
         texts_removed=texts_removed,
+        reordered=reordered,
         values=values,
         focused=focused,
         invalid=invalid,
@@ -403,6 +421,17 @@ def classify(
         moved=seen.moved,
         errors=tuple(d.error for d in seen.downloads if d.error) + seen.errors,
     )
+
+
+def _reordered(before: Observation, after: Observation) -> tuple[int, ...]:
+    """The ids of the elements from the first whose place changed, in their new order, when
+    both observations hold the same elements in another order; else ()."""
+    was = [el.id for el in before.elements]
+    now = [el.id for el in after.elements]
+    if was == now or sorted(was) != sorted(now):
+        return ()
+    first = next((i for i, (a, b) in enumerate(zip(was, now, strict=True)) if a != b), 0)
+    return tuple(now[first:])
 
 
 def _value_moved(a: Element, b: Element) -> bool:

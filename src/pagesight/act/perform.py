@@ -10,6 +10,7 @@ input (``DOM.setFileInputFiles``) or the file chooser a click opens.
 from __future__ import annotations
 
 import asyncio
+import math
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -230,7 +231,7 @@ def _check_drag(
             raise InvalidOption("to", f"to= names the dragged element [{to}] itself")
         return None
     pair = tuple(by) if isinstance(by, Sequence) and not isinstance(by, str) else ()
-    if len(pair) != 2 or not all(_number(v) for v in pair):
+    if len(pair) != 2 or not all(_number(v) and math.isfinite(v) for v in pair):
         raise InvalidOption("by", f"by= takes (dx, dy) in CSS pixels, not {by!r}")
     dx, dy = float(pair[0]), float(pair[1])
     if (dx, dy) == (0, 0) or max(abs(dx), abs(dy)) > MAX_DRAG_PX:
@@ -465,9 +466,11 @@ async def _input_date(
     try:
         value = control_value(text, kind, lang=lang)
     except ValueError as exc:
-        raise ActionError(
-            "not_editable", f"{takes}; {text!r} reads as none: {exc}", element_id=element_id
-        ) from exc
+        # The reason quotes the text as read (folded to lower case): say it once, as typed.
+        said = repr(" ".join(text.strip().lower().split()))
+        why = str(exc)
+        why = why.removeprefix(said) if why.startswith(said) else f": {why}"
+        raise ActionError("not_editable", f"{takes}; {text!r}{why}", element_id=element_id) from exc
     await handle.fill(value, force=True, timeout=ms)
     now = await handle.evaluate(helper("valueNow"))
     if now != value:  # the page refused it (out of its step, a script put the old one back)

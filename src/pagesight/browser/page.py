@@ -465,7 +465,9 @@ class AsyncPage:
     async def batch(self, steps: Iterable[Sequence[Any]]) -> BatchResult:
         """Run steps ``(element_id, action)`` or ``(element_id, action, {args})`` in order —
         ``(None, "navigate", {"url": …})`` and ``(None, "back")`` too — stopping at the first
-        failure (nothing is rolled back). A step that navigates or rebuilds the page must be
+        failure (nothing is rolled back); every step's arguments are checked before the first
+        runs, as :meth:`act` checks them (a missing file is ``InvalidOption`` and nothing runs).
+        A step that navigates or rebuilds the page must be
         the last: the steps after it are refused (``page_changed``), their ids being stale.
         """
         return await run_batch(parse_steps(steps), self._step)

@@ -51,8 +51,11 @@
   // React's ":r1:", and (for ids) any counter in it ("input-3", "rc_select_0", "uid_5").
   const GENERATED = /^(?:ember|mui-|mat-|cdk-|radix-|headlessui-|react-|ng-|yui|ext-|gwt-|j_id)|:/i;
   const COUNTED = /\d/;
+  // The roles of date and time inputs are their types (names.js).
+  const DATE_ROLES = ["date", "time", "datetime-local", "month", "week"];
   const FIELD_ROLES = new Set([
     "textbox", "searchbox", "combobox", "listbox", "spinbutton", "slider", "checkbox", "radio", "switch",
+    ...DATE_ROLES,
   ]);
   const CHECKABLE = new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"]);
   const FORM_FIELD = new Set(["input", "select", "textarea"]);
@@ -273,7 +276,7 @@
   // Class names pages give the chosen or active item; said in the word of the element's role.
   // (A regular expression on the class attribute: cheaper than a DOMTokenList per control.)
   const CHOSEN = /(?:^|\s)(?:is-)?(?:selected|active|checked)(?:\s|$)/;
-  const NO_STATE = new Set(["textbox", "searchbox", "combobox", "listbox", "spinbutton", "slider", "scrollbar"]);
+  const NO_STATE = new Set(["textbox", "searchbox", "combobox", "listbox", "spinbutton", "slider", "scrollbar", ...DATE_ROLES]);
 
   function chosen(e) {
     const cls = e.getAttribute("class");

@@ -177,10 +177,12 @@
   }
 
   // What an empty field shows in place of a value (a placeholder, an editor's aria-placeholder
-  // or Quill's data-placeholder); only fields that take text have one.
+  // or Quill's data-placeholder); only fields that take text have one (a date input's is never
+  // drawn: it shows its own format).
+  const PLACEHOLDER_TYPES = new Set(["text", "search", "url", "tel", "email", "password", "number"]);
   function placeholderOf(el, tag, role) {
     let ph = null;
-    if (tag === "input" || tag === "textarea") ph = el.getAttribute("placeholder");
+    if (tag === "textarea" || (tag === "input" && PLACEHOLDER_TYPES.has(el.type))) ph = el.getAttribute("placeholder");
     else if (role === "textbox" || role === "searchbox" || role === "combobox") {
       ph = el.getAttribute("aria-placeholder") || (el.isContentEditable ? el.getAttribute("data-placeholder") : null);
     }

@@ -67,7 +67,7 @@
     "list", "table", "dialog", "alertdialog", "article", "figure", "group", "toolbar", "menu", "menubar", "tablist",
   ]);
   // Controls that take text or a choice: a wrapper around one of them is its frame, not a control.
-  const FIELD_ROLES = new Set(["textbox", "searchbox", "combobox", "spinbutton"]);
+  const FIELD_ROLES = new Set(["textbox", "searchbox", "combobox", "spinbutton", "date", "time", "datetime-local", "month", "week"]);
   // Widgets that stand in for a native control the page hid (Select2 draws a span after its select).
   const STAND_IN = '[role="combobox"],[role="listbox"],[role="button"],button';
   const MAX_NAME = 120;
@@ -721,15 +721,22 @@
 
   // Whether "upload" applies: a file input, or a button beside a hidden one it opens (the
   // element, its parent or grandparent holds it, or the shadow root it sits at the top of, as
-  // in a file-upload web component; act.js finds the input by the same rule).
+  // in a file-upload web component, and holds no other control: a form's submit button is
+  // not beside the form's file inputs; act.js finds the input by the same rule).
   function opensFiles(el, tag, role, ctx) {
     if (tag === "input") return el.type === "file";
     if (!(role === "button" || role === "link" || role === "clickable")) return false;
     const root = el.getRootNode();
     const inputs = root.host ? undrawnFileInputs(root) : ctx.fileInputs;
     for (let n = el, up = 0; n && up < 3 && inputs.length; n = n.parentElement || shadowOf(n), up++) {
-      for (const f of inputs) if (n.contains(f)) return true;
+      if (inputs.some((f) => n.contains(f))) return !holdsOtherControls(n, el);
     }
+    return false;
+  }
+
+  const OTHER_CONTROLS = 'button, select, textarea, a[href], [role="button"], input:not([type="file" i]):not([type="hidden" i])';
+  function holdsOtherControls(n, el) {
+    for (const c of n.querySelectorAll(OTHER_CONTROLS)) if (!el.contains(c) && !c.contains(el)) return true;
     return false;
   }
 
