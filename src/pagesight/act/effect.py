@@ -232,17 +232,19 @@ class Effect:
                 lines.append(f"  … {len(shown) - _MAX_LINES} more in observation.changes")
         for before, after in self.values:
             lines.append(
-                f"  value [{after.id}] {after.role} {_name(after)}: {_value(before)}"
+                f"  value [{after.id}] {after.role} {after.quoted_name}: {_value(before)}"
                 f" -> {_value(after)}"
             )
         lines.extend(f"  + text {_q(t)}" for t in self.texts_added)
         lines.extend(f"  - text {_q(t)}" for t in self.texts_removed)
         if self.focused is not None:
-            lines.append(f"  focus: [{self.focused.id}] {self.focused.role} {_name(self.focused)}")
+            lines.append(
+                f"  focus: [{self.focused.id}] {self.focused.role} {self.focused.quoted_name}"
+            )
         if "form_invalid" in self.kinds:
             lines.append("  form not sent: the browser's validation stopped it")
             lines.extend(
-                f"  invalid [{el.id}] {el.role} {_name(el)}: {_q(el.error or '')}"
+                f"  invalid [{el.id}] {el.role} {el.quoted_name}: {_q(el.error or '')}"
                 for el in self.invalid
             )
         if self.reordered:
@@ -304,13 +306,8 @@ def _q(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def _name(el: Element) -> str:
-    """The element's name as the outline writes it: ``~"…"`` when it is a hint from markup."""
-    return ("~" if el.name_hint else "") + _q(el.name)
-
-
 def _brief(el: Element) -> str:
-    return f"[{el.id}] {el.role} {_name(el)}" + (
+    return f"[{el.id}] {el.role} {el.quoted_name}" + (
         f" [{', '.join(sorted(el.states))}]" if el.states else ""
     )
 

@@ -261,7 +261,7 @@ def refusal(
     facts: dict[str, Any], action: str, args: Args, element_id: int, element: Element | None
 ) -> ActionError | None:
     """Why the element cannot take the action now, if it cannot."""
-    what = _describe(element_id, element)
+    what = describe(element_id, element)
     applicable = element.actions if element is not None else ()
     if not facts["connected"]:
         return StaleElement(f"{what} is gone; observe again", element_id=element_id)
@@ -325,7 +325,7 @@ def drop_refusal(
 ) -> ActionError | None:
     """Why a drag cannot drop on ``target_id`` now: it is checked as the dragged element is
     (there, visible, not covered), and must be in view with it."""
-    what = "the drop target " + _describe(target_id, target)
+    what = "the drop target " + describe(target_id, target)
     if not facts["connected"]:
         return StaleElement(f"{what} is gone; observe again", element_id=target_id)
     if facts["visible"] and facts["point"] is None and facts["cover"] is None:
@@ -341,11 +341,11 @@ def drop_refusal(
     return ActionError(problem.reason, f"{what}: {problem}", element_id=target_id)
 
 
-def _describe(element_id: int, element: Element | None) -> str:
+def describe(element_id: int, element: Element | None) -> str:
+    """``[7] button ~"search"``, as the outline writes it (``element [7]`` when unknown)."""
     if element is None:
         return f"element [{element_id}]"
-    hint = "~" if element.name_hint else ""  # as the outline writes a name guessed from markup
-    name = f' {hint}"{element.name}"' if element.name else ""
+    name = f" {element.quoted_name}" if element.name else ""
     return f"[{element_id}] {element.role}{name}"
 
 

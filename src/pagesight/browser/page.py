@@ -29,6 +29,7 @@ from pagesight.act.perform import (
     Args,
     Performed,
     check_args,
+    describe,
     drop_refusal,
     perform,
     refusal,
@@ -583,12 +584,7 @@ class AsyncPage:
         async def restyled() -> tuple[str, ...]:
             if action != "click":
                 return ()
-            itself = f"[{element_id}]" + (
-                f' {element.role} {"~" if element.name_hint else ""}"{element.name}"'
-                if element is not None
-                else ""
-            )
-            return await looks.changed(handle, itself)
+            return await looks.changed(handle, describe(element_id, element))
 
         return await self._run(
             action,

@@ -505,8 +505,7 @@ def describe(el: Element) -> str:
 
     ``searchbox "搜索" <input type="search" name="q" placeholder="搜索"> in "简体中文"``
     """
-    hint = "~" if el.name_hint else ""
-    parts = [f'{el.role} {hint}"{el.name}"' if el.name else el.role]
+    parts = [f"{el.role} {el.quoted_name}" if el.name else el.role]
     if el.markup is not None:
         attrs = "".join(f' {k}="{_short(v)}"' for k, v in el.markup.attributes)
         parts.append(f"<{el.markup.tag}{attrs}>")

@@ -90,6 +90,12 @@ class Element:
     """Those of ``states`` read from the page's own class names (``selected``, ``active``…)
     where ARIA says nothing: a hint, like ``name_hint``."""
 
+    @property
+    def quoted_name(self) -> str:
+        """The name as every text a model reads writes it: quoted, after a ``~`` when it is a
+        hint guessed from markup (``~"search"``)."""
+        return ("~" if self.name_hint else "") + json.dumps(self.name, ensure_ascii=False)
+
     def to_dict(self, include: frozenset[str] = frozenset()) -> dict[str, Any]:
         out: dict[str, Any] = {"id": self.id, "role": self.role, "name": self.name}
         if self.name_hint:

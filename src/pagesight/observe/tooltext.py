@@ -58,7 +58,7 @@ def element_line(el: Element, selector_label: str = "selector") -> str:
     kind = f"{el.markup.tag}/{el.role}" if el.markup and el.markup.tag != el.role else el.role
     parts = [f"[{el.id}] {kind}"]
     if el.name:
-        parts.append(f'{"~" if el.name_hint else ""}"{el.name}"')  # ~: a name guessed from markup
+        parts.append(el.quoted_name)
     if el.markup is not None:
         if el.markup.text:
             parts.append(f'text="{el.markup.text}"')
