@@ -205,12 +205,12 @@ FAILURES = {
 
 
 @pytest.fixture(scope="module")
-def failing_runs(server: StaticServer) -> Iterator[dict[str, subprocess.Popen[str]]]:
+def failing_runs(
+    server: StaticServer, closed_port: int
+) -> Iterator[dict[str, subprocess.Popen[str]]]:
     """Every failing run, started at once (two of them start a Chromium)."""
     page = server.url("find-en-shop.html")
-    with contextlib.closing(__import__("socket").socket()) as sock:
-        sock.bind(("127.0.0.1", 0))
-        dead = f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    dead = f"http://127.0.0.1:{closed_port}/"
     runs = {
         "empty query": _start("find", page, "  "),
         "--top 0": _start("find", page, "save", "--top", "0"),
