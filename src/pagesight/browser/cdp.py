@@ -17,7 +17,7 @@ from playwright.async_api import BrowserContext, CDPSession
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
-from pagesight.errors import PageCrashed, ProtocolError
+from pagesight.errors import PageCrashed, ProtocolError, first_line
 
 
 @contextmanager
@@ -26,10 +26,11 @@ def translate(what: str = "the browser call") -> Iterator[None]:
     try:
         yield
     except TargetClosedError as exc:
-        raise PageCrashed("the page was closed or its renderer crashed") from exc
+        raise PageCrashed(
+            f"{what} failed: the page was closed or its renderer crashed; open a new page"
+        ) from exc
     except PlaywrightError as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ProtocolError(f"{what} failed: {first}") from exc
+        raise ProtocolError(f"{what} failed: {first_line(exc)}") from exc
 
 
 class CdpSession:
