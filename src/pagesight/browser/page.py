@@ -490,15 +490,16 @@ class AsyncPage:
         if element_id is None:
 
             async def keys_or_scroll() -> Performed:
-                return await perform(
-                    self._page,
-                    handle=None,
-                    facts={},
-                    action=action,
-                    args=args,
-                    timeout=timeout,
-                    element_id=None,
-                )
+                with translate(action):
+                    return await perform(
+                        self._page,
+                        handle=None,
+                        facts={},
+                        action=action,
+                        args=args,
+                        timeout=timeout,
+                        element_id=None,
+                    )
 
             return await self._run(action, None, keys_or_scroll, timeout=timeout)
         handle = await self._resolver.element(element_id)
