@@ -49,6 +49,7 @@ from pagesight.errors import (
     PageUnresponsive,
     ProtocolError,
     StaleElement,
+    first_line,
 )
 from pagesight.observe import passes
 from pagesight.observe.blind import offers_something
@@ -353,7 +354,8 @@ class AsyncPage:
         if ref is None or channel is None:
             raise StaleElement(f"no element [{element_id}] on this page; observe again")
         try:
-            backend = await channel.resolve(ref.document, ref.local_id)
+            # Guarded: a crashed renderer never answers the DevTools call.
+            backend = await self._guarded(channel.resolve(ref.document, ref.local_id), _SLACK_S)
         except ProtocolError as exc:  # its document (and execution context) is gone
             raise StaleElement(f"element [{element_id}] is gone with its document") from exc
         if backend is None:
@@ -567,16 +569,20 @@ class AsyncPage:
                     session=await self._session() if action == "upload" else None,
                 )
             except PlaywrightError as exc:
+                if self._crashed or self._page.is_closed():  # the tab went, not the element
+                    how = "its renderer crashed" if self._crashed else "the page was closed"
+                    raise PageCrashed(
+                        f"{how} during the {action} on [{element_id}]; open a new page"
+                    ) from exc
                 if not await still_connected(handle):
                     raise StaleElement(
                         f"element [{element_id}] went away during the {action}; observe again",
                         element_id=element_id,
                     ) from exc
                 if action in ("input", "input_submit"):  # e.g. letters into type=number
-                    first = str(exc).strip().splitlines()[0]
                     raise ActionError(
                         "not_editable",
-                        f"[{element_id}] does not take the text {args.text!r}: {first}",
+                        f"[{element_id}] does not take the text {args.text!r}: {first_line(exc)}",
                         element_id=element_id,
                     ) from exc
                 with translate(action):
