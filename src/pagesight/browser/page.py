@@ -569,11 +569,9 @@ class AsyncPage:
                     session=await self._session() if action == "upload" else None,
                 )
             except PlaywrightError as exc:
-                if self._crashed or self._page.is_closed():  # the tab went, not the element
-                    how = "its renderer crashed" if self._crashed else "the page was closed"
-                    raise PageCrashed(
-                        f"{how} during the {action} on [{element_id}]; open a new page"
-                    ) from exc
+                gone = self._gone_error()
+                if gone is not None:  # the tab went, not the element
+                    raise gone from exc
                 if not await still_connected(handle):
                     raise StaleElement(
                         f"element [{element_id}] went away during the {action}; observe again",
@@ -784,17 +782,25 @@ class AsyncPage:
                 task.cancel()
         if finished:
             return task.result()
-        if self._gone.is_set():
-            if self._browser.closing:  # e.g. from another thread, while this call ran
-                raise BrowserClosed("the browser was closed; launch or connect a new one")
-            if self._crashed:
-                raise PageCrashed(f"the renderer of {self.url} crashed")
-            raise PageCrashed(
-                "the page closed (the page called window.close(), or its tab was closed)"
-            )
+        failure = self._gone_error()
+        if failure is not None:
+            raise failure
         self._unresponsive = True
         raise PageUnresponsive(
             f"{self.url} did not answer within {timeout:g} s; a script may be keeping it busy"
+        )
+
+    def _gone_error(self) -> BrowserClosed | PageCrashed | None:
+        """What to raise for a tab that is no more (crashed, closed, or its browser closed)."""
+        if not (self._gone.is_set() or self._crashed or self._page.is_closed()):
+            return None
+        if self._browser.closing:  # e.g. from another thread, while this call ran
+            return BrowserClosed("the browser was closed; launch or connect a new one")
+        if self._crashed:
+            return PageCrashed(f"the renderer of {self.url} crashed; open a new page")
+        return PageCrashed(
+            "the page closed (the page called window.close(), or its tab was closed); "
+            "open a new page"
         )
 
     async def _capture_once_or_twice(self, mode: Mode, options: dict[str, bool]) -> Raw:
