@@ -553,11 +553,11 @@ class AsyncPage:
                     facts["drop"] = drop_facts["point"]
                 if problem is not None:
                     raise problem
-            if action == "click":
-                # The pointer first, so hover styles are there before the look is noted.
-                await self._page.mouse.move(facts["point"]["vx"], facts["point"]["vy"])
-                await looks.arm(handle)
             try:
+                if action == "click":
+                    # The pointer first, so hover styles are there before the look is noted.
+                    await self._page.mouse.move(facts["point"]["vx"], facts["point"]["vy"])
+                    await looks.arm(handle)
                 return await perform(
                     self._page,
                     handle=handle,
