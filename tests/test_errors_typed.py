@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
 import signal
 import stat
+import urllib.request
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from types import FrameType
@@ -228,6 +230,15 @@ def test_connect_by_the_http_url_sees_the_tabs_open_there(server: StaticServer) 
         finally:
             attached.close()  # only disconnects
         assert tab.playwright.evaluate("document.title").startswith("Errors")
+        # The browser's own ws:// URL (as /json/version gives it) still attaches.
+        with urllib.request.urlopen(f"{launched.cdp_url}/json/version", timeout=5) as reply:
+            ws_url = json.load(reply)["webSocketDebuggerUrl"]
+        by_ws = Browser.connect(ws_url)
+        try:
+            assert by_ws.cdp_url == launched.cdp_url
+            assert url in [p.url for p in by_ws.pages]
+        finally:
+            by_ws.close()
 
 
 # --- the CLI: catch what is meant, leave the process as it was ---------------------------
