@@ -10,6 +10,7 @@ from uuid import uuid4
 import pytest
 
 from conftest import DOWNLOAD_BODY, PAGES, StaticServer
+from pagesight import Browser
 from support import one
 
 
@@ -150,3 +151,22 @@ def test_a_download_is_saved_in_the_session_folder_only(
     # Reported once: the next action does not report the same download again.
     after = page.act(one(obs, "Nothing happens", "button").id, "click")
     assert after.kinds == ("no_op",) and after.downloads == ()
+
+
+def test_downloads_still_land_after_another_client_attached_and_left(
+    page: Any, browser: Any, server: StaticServer
+) -> None:
+    # Every Playwright client that attaches points Chromium's downloads at its own folder, and
+    # a private one is deleted when that client leaves: the session's downloads then failed.
+    with Browser.connect(browser.cdp_url) as other:
+        assert other.pages
+    name = f"after-attach-{uuid4().hex[:8]}.txt"
+    _goto(page, server, "act-links.html")
+    page.playwright.evaluate(
+        "(name) => { document.getElementById('dl').href = '/download/' + name; }", name
+    )
+    obs = page.observe()
+    eff = page.act(one(obs, "Download report", "link").id, "click")
+    (download,) = eff.downloads
+    assert download.error is None
+    assert download.path is not None and download.path.read_bytes() == DOWNLOAD_BODY

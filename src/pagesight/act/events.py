@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
+import shutil
+import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from playwright.async_api import Browser as PlaywrightBrowser
+from playwright.async_api import CDPSession
 from playwright.async_api import Dialog as PlaywrightDialog
 from playwright.async_api import Download as PlaywrightDownload
 from playwright.async_api import Error as PlaywrightError
@@ -119,6 +122,37 @@ class PageEvents:
         return Mark(len(self.dialogs), len(self.downloads), len(self.popups))
 
 
+class DownloadFolder:
+    """Where Chromium writes a download before pagesight saves it: this client's Playwright
+    artifacts folder, claimed again before every action.
+
+    Chromium keeps one download behaviour per browser, the one the last client set, and when
+    that client leaves it falls back to its own (the user's Downloads folder). So another
+    client attaching and leaving (``pagesight observe --cdp-url``, a second
+    ``Browser.connect``) would send every later download there, where Playwright cannot find
+    it. Claiming costs one CDP message.
+    """
+
+    def __init__(self) -> None:
+        self.path = Path(tempfile.mkdtemp(prefix="pagesight-artifacts-"))
+        self._session: CDPSession | None = None
+
+    async def attach(self, browser: PlaywrightBrowser) -> None:
+        self._session = await browser.new_browser_cdp_session()
+
+    async def claim(self) -> None:
+        if self._session is None:
+            return
+        # Events stay on: Playwright's own session hears the download from them.
+        await self._session.send(
+            "Browser.setDownloadBehavior",
+            {"behavior": "allowAndName", "downloadPath": str(self.path), "eventsEnabled": True},
+        )
+
+    def remove(self) -> None:
+        shutil.rmtree(self.path, ignore_errors=True)
+
+
 class Openings:
     """How many tabs each tab has opened, counted the moment Chromium creates them.
 
@@ -167,6 +201,8 @@ async def _save(download: PlaywrightDownload, folder: Path, timeout: float) -> D
         failure = await asyncio.wait_for(download.failure(), timeout)
         if failure is None:
             await asyncio.wait_for(download.save_as(target), timeout)
+            # Saved as a copy: the browser's own file would pile up in the shared folder.
+            await download.delete()
     except TimeoutError:
         failure = f"not finished within {timeout:g} s"
     except PlaywrightError as exc:

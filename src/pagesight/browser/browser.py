@@ -16,7 +16,7 @@ from playwright.async_api import BrowserContext, Playwright, async_playwright
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
-from pagesight.act.events import DialogPolicy, Openings
+from pagesight.act.events import DialogPolicy, DownloadFolder, Openings
 from pagesight.browser.cdp import translate
 from pagesight.browser.launch import ChromiumProcess, start_chromium
 from pagesight.browser.navigation import WaitUntil, goto, normalise_url
@@ -57,6 +57,7 @@ class AsyncBrowser:
         cdp_url: str,
         process: ChromiumProcess | None,
         openings: Openings,
+        artifacts: DownloadFolder,
         dialogs: DialogPolicy,
         downloads: Path | None,
         ocr: OcrEngine | None,
@@ -72,6 +73,8 @@ class AsyncBrowser:
         self._tab_ids = itertools.count(1)
         self.openings = openings
         """How many tabs each tab has opened (so an action waits for a tab it opens)."""
+        self.artifacts = artifacts
+        """Where Chromium puts a download before it is saved (claimed before each action)."""
         self.ids = IdRegistry()
         """Session-wide element ids: never reused while this browser lives."""
         self._dialogs = dialogs
@@ -155,10 +158,13 @@ class AsyncBrowser:
         options: _Options,
     ) -> AsyncBrowser:
         """Connect Playwright to ``endpoint`` (a ws:// URL, or the http:// DevTools URL)."""
+        artifacts = DownloadFolder()
         playwright = await async_playwright().start()
         try:
             try:
-                browser = await playwright.chromium.connect_over_cdp(endpoint, timeout=30_000)
+                browser = await playwright.chromium.connect_over_cdp(
+                    endpoint, timeout=30_000, artifacts_dir=artifacts.path
+                )
             except PlaywrightError as exc:
                 reason = first_line(exc)
                 if process is None:  # a browser the caller pointed us at
@@ -174,8 +180,10 @@ class AsyncBrowser:
                 await context.add_init_script(script("hooks.js"))
                 openings = Openings()
                 await openings.attach(browser)
+                await artifacts.attach(browser)
         except BaseException:
             await playwright.stop()
+            artifacts.remove()
             raise
         parts = urlsplit(endpoint)
         scheme = "https" if parts.scheme in ("https", "wss") else "http"
@@ -187,6 +195,7 @@ class AsyncBrowser:
             cdp_url=http_url,
             process=process,
             openings=openings,
+            artifacts=artifacts,
             dialogs=options.dialogs or DialogPolicy(),
             downloads=Path(options.downloads).expanduser() if options.downloads else None,
             ocr=options.ocr,
@@ -311,6 +320,7 @@ class AsyncBrowser:
         finally:
             if self._process is not None:
                 await self._process.stop()
+            self.artifacts.remove()
 
     async def __aenter__(self) -> AsyncBrowser:
         return self

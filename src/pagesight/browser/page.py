@@ -676,6 +676,8 @@ class AsyncPage:
         if check is not None:
             check(before)
         shot = await self._screen.shot() if screen else None
+        with translate("claiming the download folder"):
+            await self._browser.artifacts.claim()  # another client may have moved it
         mark = self._events.mark()
         url_before = self._page.url
         target_id = await self._target_id()
