@@ -16,11 +16,12 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from playwright._impl._errors import TargetClosedError
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 from playwright.async_api import Request
 
-from pagesight.errors import PageUnresponsive
+from pagesight.errors import PageCrashed, PageUnresponsive, ProtocolError
 
 NETWORK_QUIET_S = 0.5
 DOM_QUIET_MS = 300
@@ -28,6 +29,12 @@ LONG_REQUEST_S = 3.0
 """A request pending longer than this is a long poll or a hung resource, not the page loading."""
 POLL_S = 0.05
 _LONG_LIVED = frozenset({"websocket", "eventsource"})
+# The page's own words for "this document is being replaced": the next look sees the new one.
+_BETWEEN_DOCUMENTS = (
+    "Execution context was destroyed",
+    "Cannot find context with specified id",
+    "because of a navigation",
+)
 
 _PROBE = """() => {
   const h = globalThis[Symbol.for("pagesight.hooks")];
@@ -111,17 +118,33 @@ async def _look(
 
 
 async def ask(page: PlaywrightPage, script: str, answer_within: float) -> Any:
-    """Evaluate ``script`` in the page; ``None`` while it is between documents (the next look
-    sees the new one). A page that does not answer within ``answer_within`` seconds raises
-    :class:`~pagesight.errors.PageUnresponsive`."""
+    """Evaluate ``script`` in the page; ``None`` while it is between documents (its execution
+    context destroyed by a navigation: the next look sees the new one). A page that does not
+    answer within ``answer_within`` seconds raises :class:`~pagesight.errors.PageUnresponsive`;
+    a closed or crashed tab :class:`~pagesight.errors.PageCrashed`; any other failure
+    :class:`~pagesight.errors.ProtocolError`."""
     try:
         return await asyncio.wait_for(page.evaluate(script), answer_within)
     except TimeoutError as exc:
         raise PageUnresponsive(
             f"{page.url} did not answer within {answer_within:g} s; a script may be keeping it busy"
         ) from exc
-    except PlaywrightError:
-        return None
+    except PlaywrightError as exc:
+        message = str(exc).strip()
+        if isinstance(exc, TargetClosedError) or page.is_closed():
+            raise PageCrashed(
+                f"the tab of {page.url} was closed (or its browser) while pagesight looked at"
+                " it; open the page again"
+            ) from exc
+        if "crash" in message.lower():
+            raise PageCrashed(
+                f"the renderer of {page.url} crashed while pagesight looked at it; open the page"
+                " again"
+            ) from exc
+        if any(words in message for words in _BETWEEN_DOCUMENTS):
+            return None
+        first = message.splitlines()[0] if message else type(exc).__name__
+        raise ProtocolError(f"looking at whether {page.url} has settled failed: {first}") from exc
 
 
 async def _mark(page: PlaywrightPage, script: str, arg: float | None = None) -> None:
