@@ -1,6 +1,6 @@
 """Benchmark actions: click to reported effect, beside the fixed-wait habit, and delta tokens.
 
-    .venv/bin/python benchmarks/act.py [--runs N]
+    .venv/bin/python benchmarks/act.py [--runs N] [--only polling]
 
 In one run, on generated pages served over HTTP on 127.0.0.1:
 
@@ -14,7 +14,11 @@ In one run, on generated pages served over HTTP on 127.0.0.1:
   pointer-driven slider thumb, a press and hold on a hold-to-confirm button — the median time
   to the reported Effect beside the same habit (the gesture through Playwright, sleep 1.2 s,
   observe), and whether the Effect's kind and details told the truth (the page's own state
-  read afterwards). A hold cannot report before the hold ends: its floor is the hold itself.
+  read afterwards). A hold cannot report before the hold ends: its floor is the hold itself;
+* open + observe + click (a new tab, its first observation, a click that adds a note) on a
+  page that polls its server every 200 ms and writes each answer into the page, beside the
+  same page quiet, run in turns: the ratio of the medians, and whether the observation and
+  the Effect said ready and reported the note. ``--only polling`` runs only this case.
 
 A measurement: it prints figures and ratios against the targets and exits 0 whatever they say.
 """
@@ -37,6 +41,7 @@ FIXED_WAIT_S = 1.2
 TARGET_IN_PAGE_MS = 150.0
 TARGET_NO_OP_MS = 600.0
 TARGET_DELTA_SHARE = 0.20
+TARGET_POLLING_RATIO = 1.5
 
 ACT_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Inbox</title></head>
 <body><h1>Inbox</h1>
@@ -100,6 +105,30 @@ GESTURE_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Gestur
 """.replace("HOLD_MS_VALUE", str(int(HOLD_S * 1000 * 0.8)))
 
 
+POLL_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Live scores</title></head>
+<body><h1>Live scores</h1>
+<p id="score">waiting for the score</p><p id="updates">0 updates</p>
+<button id="add" type="button">Add note</button>
+<ul id="notes"></ul>
+<script>
+  let updates = 0, n = 0;
+  // ?poll=1: ask the server every 200 ms, for ever, and write each answer into the page.
+  if (new URLSearchParams(location.search).get("poll")) {
+    setInterval(async () => {
+      const r = await (await fetch("score.json?since=" + updates)).json();
+      document.getElementById("score").textContent = `Home ${r.home} : ${r.away} Away`;
+      document.getElementById("updates").textContent = `${++updates} updates`;
+    }, 200);
+  }
+  document.getElementById("add").addEventListener("click", () => {
+    const li = document.createElement("li");
+    li.textContent = "Note " + (++n);
+    document.getElementById("notes").append(li);
+  });
+</script></body></html>
+"""
+
+
 def list_page(items: int = 100) -> str:
     """A 200-element page: 100 items, each a link and a button; one button renames its item."""
     rows = "\n".join(
@@ -123,6 +152,8 @@ def stage(directory: Path) -> None:
     (directory / "target.html").write_text(TARGET_PAGE, encoding="utf-8")
     (directory / "list.html").write_text(list_page(), encoding="utf-8")
     (directory / "gestures.html").write_text(GESTURE_PAGE, encoding="utf-8")
+    (directory / "poll.html").write_text(POLL_PAGE, encoding="utf-8")
+    (directory / "score.json").write_text('{"home": 2, "away": 1}', encoding="utf-8")
     (directory / "upload.txt").write_text("pagesight upload\n", encoding="utf-8")
 
 
@@ -236,6 +267,39 @@ def measure_gestures_fixed_wait(
     return out
 
 
+def measure_polling(browser: Browser, base: str, runs: int) -> dict[str, list[tuple[float, bool]]]:
+    """(milliseconds for open + observe + click, whether both said ready and the click's
+    note was reported) on the same page quiet and polling every 200 ms, in turns."""
+    urls = {"quiet": f"{base}/poll.html", "polling 200 ms": f"{base}/poll.html?poll=1"}
+    out: dict[str, list[tuple[float, bool]]] = {case: [] for case in urls}
+    for _ in range(runs):
+        for case, url in urls.items():
+            start = time.perf_counter()
+            page = browser.open(url)
+            obs = page.observe()
+            effect = page.act(element_id(obs, "Add note"), "click")
+            ms = (time.perf_counter() - start) * 1000
+            truthful = obs.ready and effect.ready and "Note 1" in effect.texts_added
+            out[case].append((ms, truthful))
+            page.close()
+    return out
+
+
+def report_polling(polling: dict[str, list[tuple[float, bool]]], runs: int) -> None:
+    print(f"open + observe + click, median of {runs} runs, the same page quiet and polling")
+    print(f"{'case':<16} {'pagesight':>10} {'truthful':>9}")
+    medians = {}
+    for case, samples in polling.items():
+        medians[case] = statistics.median(s[0] for s in samples)
+        right = sum(s[1] for s in samples)
+        print(f"{case:<16} {medians[case]:>8.0f}ms {right:>5}/{len(samples)}")
+    ratio = medians["polling 200 ms"] / medians["quiet"]
+    print(
+        f"  polling page within {TARGET_POLLING_RATIO:g}x of the quiet one: {ratio:.2f}x",
+        _verdict(ratio <= TARGET_POLLING_RATIO),
+    )
+
+
 def measure_delta(page: Page, base: str) -> tuple[int, int, int]:
     """Tokens of the full observation, of the delta after one item changes, and elements."""
     page.navigate(f"{base}/list.html")
@@ -248,6 +312,9 @@ def measure_delta(page: Page, base: str) -> tuple[int, int, int]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=15, help="runs per case (default 15)")
+    parser.add_argument(
+        "--only", choices=["polling"], help="run only this case (polling: open, observe, click)"
+    )
     args = parser.parse_args(argv)
     if args.runs < 1:
         print("act.py: --runs must be at least 1", file=sys.stderr)
@@ -255,8 +322,12 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="pagesight-bench-act-") as tmp:
         stage(Path(tmp))
         with serve.serve(Path(tmp)) as base, Browser.launch() as browser:
-            page = browser.new_page()
             print(f"measuring {args.runs} runs per case …", file=sys.stderr)
+            polling = measure_polling(browser, base, args.runs)
+            if args.only == "polling":
+                report_polling(polling, args.runs)
+                return 0
+            page = browser.new_page()
             ours = measure_effects(page, base, args.runs)
             fixed = measure_fixed_wait(page, base, max(3, args.runs // 3))
             full_tokens, delta_tokens, elements = measure_delta(page, base)
@@ -310,6 +381,8 @@ def main(argv: list[str] | None = None) -> int:
         f"  delta < {TARGET_DELTA_SHARE:.0%} of full tokens: {share:.1%}",
         _verdict(share < TARGET_DELTA_SHARE),
     )
+    print()
+    report_polling(polling, args.runs)
     return 0
 
 

@@ -5,9 +5,16 @@ window (inline-style churn, which is how animations run, does not count), no req
 action started is in flight, and no short timer the action set (a ``setTimeout`` of up to a
 second set within a moment of the input, or by such a timer; counted by the init script) is
 pending. A navigation the action started is followed to its new document, which is then
-waited for like any page (see readiness). A document that never became ready (it polls for
-ever, or the caller did not wait) is reported not ready, and the network's background
-activity is not held against it.
+waited for like any page (see readiness).
+
+The requests an action started are the ones that began within a moment of it (from the input
+until shortly after it was sent), whatever their endpoint — a click that asks the very
+endpoint the page polls is waited for too — and, after that moment, any request that is not
+the page's background traffic (polling, beacons, long-lived connections; see readiness): a
+debounced search's fetch, a render's second request. A later request to a polled endpoint at
+the poll's own beat is taken for the poll. A document that never became ready (its traffic
+never settles, or the caller did not wait) is reported not ready, and its network activity
+is not held against it.
 """
 
 from __future__ import annotations
@@ -25,6 +32,9 @@ SETTLE_MS = 50
 """Quiet needed after an action: long enough for a handler's promise chain and the next frame
 to land, short enough that a click on a page that does nothing reports so at once."""
 POLL_S = 0.025
+ACTION_MOMENT_S = 0.25
+"""A request that starts this soon after the input was sent is the action's, whatever endpoint
+it asks: the page's request event reaches us a little after the page sent it."""
 _PROBE = """() => {
   const w = globalThis[Symbol.for("pagesight.walker")];
   const h = globalThis[Symbol.for("pagesight.hooks")];
@@ -92,12 +102,14 @@ def _time_left(
         quiet_ms = min(quiet_ms, state["quietMs"])
         if state["inputTimers"]:
             return POLL_S  # a timer the action set (a debounce, a delayed render) is pending
-    if network.busy_since(since):
+    moment = done + ACTION_MOMENT_S
+    if network.busy_since(since, until=moment):
         return POLL_S  # a request the action started is in flight
     if probe["latched"]:
-        # A page that settled once is quiet on the network too; one that never did (it polls)
-        # is judged without the network's background noise.
-        quiet_ms = min(quiet_ms, (now - max(network.last_activity, done)) * 1000)
+        # A page that settled once is quiet on the network, but for its background traffic;
+        # one that never did is judged on its DOM alone.
+        activity = network.last_activity(since=since, until=moment)
+        quiet_ms = min(quiet_ms, (now - max(activity, done)) * 1000)
     return max(SETTLE_MS - quiet_ms, 0.0) / 1000
 
 

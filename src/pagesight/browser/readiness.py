@@ -1,11 +1,27 @@
 """Readiness: has the document settled enough to be read or acted on?
 
 A document is ready once, together: its load event has fired; the network has been quiet for
-a short window (long-lived connections — WebSocket, EventSource, a request pending past a cap
-— do not hold it up); the DOM has not changed for a short window; and no short timer set by
-the page (a ``setTimeout`` of up to a second, counted by the init script) is pending. Once
-ready, a document stays ready (the latch lives in the document, so a new document starts
-over). Waiting has a hard cap, so one slow resource never blocks for ever.
+a short window; the DOM has not changed for a short window; and no short timer set by the
+page (a ``setTimeout`` of up to a second, counted by the init script) is pending. Once ready,
+a document stays ready (the latch lives in the document, so a new document starts over).
+Waiting has a hard cap, so one slow resource never blocks for ever.
+
+The network is quiet when no request that counts is in flight and none started or ended just
+now. A page's own background traffic does not count, or a page that polls would never be
+ready: long-lived connections (WebSocket, EventSource, a request pending past a cap), beacons
+(``navigator.sendBeacon``, ``<a ping>``), and polling — a request to an endpoint (method, and
+URL without its query: a poll's changing part is its query, a cache-buster or a cursor) whose
+two previous requests were each answered within half their interval, at a steady interval
+(as the browser timed them). The third such request is the first told apart, once answered;
+the two before it are forgiven then too, so a page polling every 200 ms is ready about 0.6 s
+after its polling starts. What the load itself
+fetches (one slow request, a chain of pages each asked for once the last arrived) is waited
+for; a load that asks one endpoint again and again at a steady beat reads as polling. A
+``fetch`` whose body the page never reads stays in flight for ever: once answered a moment
+ago it is done. The DOM's own ticking (a node rewritten at a steady beat: a clock, a counter
+each poll updates) and a ``setTimeout`` set again each time it fires are told apart in the
+init script the same way. After an action every request started within a moment of it
+counts, whatever its endpoint (see settle).
 """
 
 from __future__ import annotations
@@ -13,21 +29,39 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
+from playwright._impl._errors import TargetClosedError
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
-from playwright.async_api import Request
+from playwright.async_api import Request, Response
 
-from pagesight.errors import PageUnresponsive
+from pagesight.errors import PageCrashed, PageUnresponsive, ProtocolError
 
 NETWORK_QUIET_S = 0.5
 DOM_QUIET_MS = 300
 LONG_REQUEST_S = 3.0
 """A request pending longer than this is a long poll or a hung resource, not the page loading."""
 POLL_S = 0.05
-_LONG_LIVED = frozenset({"websocket", "eventsource"})
+_UNCOUNTED = frozenset({"websocket", "eventsource", "ping"})
+"""Long-lived connections and beacons: a page's own background traffic, whatever their rhythm."""
+STEADY = 0.35
+"""Two intervals between requests to one endpoint are steady when they differ by at most this
+share of the longer: a timer's beat, with the jitter of a busy machine."""
+MIN_BEAT_S = 0.1
+"""Requests closer together than this are a page fetching what it needs, not a timer polling."""
+UNREAD_S = 0.3
+"""A ``fetch`` answered this long ago is done, though its body is still unread."""
+_KEPT = 64  # requests remembered once finished: enough to judge the last few seconds
+# The page's own words for "this document is being replaced": the next look sees the new one.
+_BETWEEN_DOCUMENTS = (
+    "Execution context was destroyed",
+    "Cannot find context with specified id",
+    "because of a navigation",
+)
 
 _PROBE = """() => {
   const h = globalThis[Symbol.for("pagesight.hooks")];
@@ -44,25 +78,96 @@ _WAITED = """(t) => {
 }"""
 
 
+_ENDPOINTS_KEPT = 256
+
+
+@dataclass
+class _Call:
+    """One request: when it started and ended (monotonic seconds), and whether it is the
+    page's own background traffic."""
+
+    endpoint: str
+    started: float
+    ended: float | None = None
+    answered: float | None = None
+    """When its response's headers came: a page that never reads a poll's body (a bare
+    ``fetch(url)``) leaves the request in flight long after the server answered."""
+    background: bool = False
+    fetch: bool = False
+    beat: tuple[float, float] | None = None
+    """As the browser timed it, once answered: when it started (ms since the epoch) and how
+    long its answer took (ms). The browser's clock, not ours: our events come late and in
+    bunches when the machine is busy, the page's timer keeps its beat."""
+
+    @property
+    def activity(self) -> float:
+        if self.ended is not None:
+            return self.ended
+        return self.started if self.answered is None else self.answered
+
+    def in_flight(self, now: float) -> bool:
+        """Still on its way: neither ended nor a long poll, and not a ``fetch`` answered a while
+        ago (a page that never reads the body leaves it in flight for ever)."""
+        if self.ended is not None or now - self.started >= LONG_REQUEST_S:
+            return False
+        return not (self.fetch and self.answered is not None and now - self.answered >= UNREAD_S)
+
+
+def endpoint(request: Request) -> str:
+    """What a poll repeats: the method and the URL without its query (and fragment)."""
+    url = urlsplit(request.url)
+    return f"{request.method} {url.scheme}://{url.netloc}{url.path}"
+
+
+def _polls(
+    before: tuple[float, float], last: tuple[float, float], now: tuple[float, float]
+) -> bool:
+    """Whether three requests to one endpoint, each a ``beat`` (start, time to answer), are a
+    poll: each of the first two was answered within half the interval to the next (so not
+    in parallel, nor each asked for once the last arrived), and the two intervals are steady."""
+    first, second = last[0] - before[0], now[0] - last[0]
+    return (
+        min(first, second) >= MIN_BEAT_S * 1000
+        and before[1] <= first / 2
+        and last[1] <= second / 2
+        and abs(second - first) <= STEADY * max(first, second)
+    )
+
+
 @dataclass
 class NetworkWatch:
-    """The page's requests in flight, as Playwright reports them."""
+    """The page's requests, as Playwright reports them: traffic that counts, or the page's own
+    background traffic (see the module's docstring), each poll known once it is answered."""
 
-    pending: dict[Request, float] = field(default_factory=dict)
-    last_activity: float = field(default_factory=time.monotonic)
+    pending: dict[Request, _Call] = field(default_factory=dict)
     navigations: set[Request] = field(default_factory=set)
     """Main-frame navigation requests in flight (a click on a link, before its page commits)."""
+    _finished: deque[_Call] = field(default_factory=deque)
+    _floor: float = field(default_factory=time.monotonic)
+    """The latest activity that counts among requests no longer remembered (at first: now)."""
+    _by_endpoint: dict[str, tuple[_Call, ...]] = field(default_factory=dict)
+    """The last two requests answered from each endpoint, oldest first."""
     _page: PlaywrightPage | None = None
 
     def attach(self, page: PlaywrightPage) -> None:
         self._page = page
         page.on("request", self._started)
+        page.on("response", self._answered)
         page.on("requestfinished", self._ended)
         page.on("requestfailed", self._ended)
 
     def _started(self, request: Request) -> None:
-        if request.resource_type not in _LONG_LIVED:
-            self.pending[request] = time.monotonic()
+        if request.resource_type in _UNCOUNTED:
+            return
+        now = time.monotonic()
+        call = _Call(
+            endpoint=endpoint(request), started=now, fetch=request.resource_type == "fetch"
+        )
+        if len(self.pending) >= _KEPT:
+            # Requests that will never end for us (a body never read, a hung long poll).
+            for gone in [r for r, c in self.pending.items() if not c.in_flight(now)]:
+                self._forget(self.pending.pop(gone))
+        self.pending[request] = call
         # Only navigation requests are sure to have a frame (a service worker's have none).
         page = self._page
         if (
@@ -71,25 +176,69 @@ class NetworkWatch:
             and request.frame == page.main_frame
         ):
             self.navigations.add(request)
-        self.last_activity = time.monotonic()
+
+    def _answered(self, response: Response) -> None:
+        call = self.pending.get(response.request)
+        if call is None or call.answered is not None:
+            return
+        call.answered = time.monotonic()
+        timing = response.request.timing
+        if timing["startTime"] <= 0 or timing["responseStart"] < 0:
+            return  # not timed (a response from a service worker's cache, say): no beat
+        call.beat = (timing["startTime"], timing["responseStart"])
+        earlier = self._by_endpoint.pop(call.endpoint, ())
+        beats = [c.beat for c in earlier if c.beat is not None]
+        if len(beats) == 2 and _polls(beats[0], beats[1], call.beat):
+            # The third answer of a steady beat: it polls, and so did the two before it.
+            call.background = earlier[0].background = earlier[1].background = True
+        self._by_endpoint[call.endpoint] = (*earlier[-1:], call)  # now the newest endpoint
+        if len(self._by_endpoint) > _ENDPOINTS_KEPT:
+            del self._by_endpoint[next(iter(self._by_endpoint))]
 
     def _ended(self, request: Request) -> None:
-        self.pending.pop(request, None)
         self.navigations.discard(request)
-        self.last_activity = time.monotonic()
+        call = self.pending.pop(request, None)
+        if call is None:
+            return
+        call.ended = time.monotonic()
+        if call.answered is None:
+            call.answered = call.ended  # it failed, or its answer came with no response event
+        self._finished.append(call)
+        if len(self._finished) > _KEPT:
+            self._forget(self._finished.popleft())
 
-    def busy_since(self, since: float) -> bool:
-        """A request that counts, started at or after ``since``, is still in flight."""
+    def _forget(self, call: _Call) -> None:
+        if not call.background:
+            self._floor = max(self._floor, call.activity)
+
+    def last_activity(self, *, since: float | None = None, until: float = 0.0) -> float:
+        """When the latest request that counts started or ended. Between ``since`` and
+        ``until`` (an action's moment) every request counts, whatever its endpoint."""
+        latest = self._floor
+        for call in (*self.pending.values(), *self._finished):
+            if self._counts(call, since, until):
+                latest = max(latest, call.activity)
+        return latest
+
+    def busy_since(self, since: float, *, until: float) -> bool:
+        """A request that counts, started at or after ``since``, is still in flight: every
+        request started by ``until`` (the action's moment), after it only those that are not
+        background traffic."""
         now = time.monotonic()
         return any(
-            started >= since and now - started < LONG_REQUEST_S for started in self.pending.values()
+            call.started >= since and call.in_flight(now) and self._counts(call, since, until)
+            for call in self.pending.values()
         )
 
     def quiet(self) -> bool:
         """No request that counts is in flight, and none started or ended just now."""
         now = time.monotonic()
-        busy = any(now - started < LONG_REQUEST_S for started in self.pending.values())
-        return not busy and now - self.last_activity >= NETWORK_QUIET_S
+        busy = any(call.in_flight(now) and not call.background for call in self.pending.values())
+        return not busy and now - self.last_activity() >= NETWORK_QUIET_S
+
+    @staticmethod
+    def _counts(call: _Call, since: float | None, until: float) -> bool:
+        return not call.background or (since is not None and since <= call.started <= until)
 
 
 async def _look(
@@ -111,17 +260,33 @@ async def _look(
 
 
 async def ask(page: PlaywrightPage, script: str, answer_within: float) -> Any:
-    """Evaluate ``script`` in the page; ``None`` while it is between documents (the next look
-    sees the new one). A page that does not answer within ``answer_within`` seconds raises
-    :class:`~pagesight.errors.PageUnresponsive`."""
+    """Evaluate ``script`` in the page; ``None`` while it is between documents (its execution
+    context destroyed by a navigation: the next look sees the new one). A page that does not
+    answer within ``answer_within`` seconds raises :class:`~pagesight.errors.PageUnresponsive`;
+    a closed or crashed tab :class:`~pagesight.errors.PageCrashed`; any other failure
+    :class:`~pagesight.errors.ProtocolError`."""
     try:
         return await asyncio.wait_for(page.evaluate(script), answer_within)
     except TimeoutError as exc:
         raise PageUnresponsive(
             f"{page.url} did not answer within {answer_within:g} s; a script may be keeping it busy"
         ) from exc
-    except PlaywrightError:
-        return None
+    except PlaywrightError as exc:
+        message = str(exc).strip()
+        if isinstance(exc, TargetClosedError) or page.is_closed():
+            raise PageCrashed(
+                f"the tab of {page.url} was closed (or its browser) while pagesight looked at"
+                " it; open the page again"
+            ) from exc
+        if "crash" in message.lower():
+            raise PageCrashed(
+                f"the renderer of {page.url} crashed while pagesight looked at it; open the page"
+                " again"
+            ) from exc
+        if any(words in message for words in _BETWEEN_DOCUMENTS):
+            return None
+        first = message.splitlines()[0] if message else type(exc).__name__
+        raise ProtocolError(f"looking at whether {page.url} has settled failed: {first}") from exc
 
 
 async def _mark(page: PlaywrightPage, script: str, arg: float | None = None) -> None:

@@ -44,36 +44,96 @@
   for (const type of ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "keydown", "keyup", "input", "change", "submit"]) {
     addEventListener.call(globalThis, type, (e) => { if (e.isTrusted) lastInput = now(); }, { capture: true });
   }
-  const shortTimers = new Map(); // id -> set by input
+  // A short timer the page sets again each time the last one fired (a poll's
+  // ``setTimeout(poll, 200)``, a clock's tick) is the page ticking: from the third in such a
+  // chain, readiness does not wait for it. A timer set again before the last fired (a
+  // debounce) is no chain. Chains are known by delay and handler source (a fresh closure each
+  // time is still the same code).
+  const chains = new Map(); // delay + source -> {pending, fired, length}
+  const chainOf = (handler, ms) => {
+    let source = "";
+    try { source = Function.prototype.toString.call(handler).slice(0, 200); } catch (e) { /* a proxy */ }
+    const key = ms + ":" + source;
+    let chain = chains.get(key);
+    if (!chain) {
+      if (chains.size > 500) chains.clear(); // a page making timers of ever new code
+      chain = { pending: 0, fired: false, length: 0 };
+      chains.set(key, chain);
+    }
+    if (chain.pending > 0) chain.length = 0; // set again before the last fired
+    else if (chain.fired) chain.length += 1;
+    chain.fired = false;
+    chain.pending += 1;
+    return chain;
+  };
+  const shortTimers = new Map(); // id -> {caused: set by input, ticking: a chain's third or later}
   const setTimeout_ = globalThis.setTimeout;
   const clearTimeout_ = globalThis.clearTimeout;
   globalThis.setTimeout = function (handler, delay, ...args) {
     const ms = Number(delay) || 0;
     if (typeof handler !== "function" || ms > SHORT_TIMER_MS) return setTimeout_(handler, delay, ...args);
     const caused = causing || now() - lastInput < CAUSE_MS;
+    const chain = chainOf(handler, ms);
     const id = setTimeout_(function () {
-      shortTimers.delete(id);
+      if (shortTimers.delete(id)) { chain.pending -= 1; chain.fired = true; }
       const was = causing;
       causing = caused;
       try { return handler.apply(this, args); } finally { causing = was; }
     }, delay);
-    shortTimers.set(id, caused);
+    shortTimers.set(id, { caused, ticking: chain.length >= 2, chain });
     return id;
   };
   globalThis.clearTimeout = function (id) {
-    shortTimers.delete(id);
+    const timer = shortTimers.get(id);
+    if (timer) { shortTimers.delete(id); timer.chain.pending -= 1; }
     return clearTimeout_(id);
   };
 
-  let lastMutation = now();
   // Inline-style churn is how animations run (a spinner, a carousel): every frame, for ever.
   // What a person reads changes with nodes, text and other attributes.
   const churn = (r) => r.type === "attributes" && r.attributeName === "style";
+  // A node the page rewrites at a steady beat (a clock, a counter each poll updates) is the
+  // page ticking, not loading: from its third change at a steady interval, its changes, the
+  // earlier ones too, do not count. A change off the beat (an action's) counts again.
+  const STEADY = 0.35; // two intervals differing by at most this share of the longer
+  const TICK_NODES = 8; // a change touching more nodes than this is content, not a tick
+  const KEPT = 32; // the last changes, so a node found ticking forgives its earlier ones
+  const beats = new WeakMap(); // node -> {t, dt, steady}
+  const changes = []; // {t, nodes}: nodes null for a change that always counts
+  let before = now(); // the latest counting change no longer kept
+  const beat = (node, t) => {
+    const b = beats.get(node);
+    if (!b) { beats.set(node, { t, dt: 0, steady: 0 }); return; }
+    const dt = t - b.t;
+    if (dt < 5) return; // the same change, in another observer call
+    b.steady = b.dt && Math.abs(dt - b.dt) <= STEADY * Math.max(dt, b.dt) ? b.steady + 1 : 0;
+    b.dt = dt;
+    b.t = t;
+  };
+  const ticking = (node) => { const b = beats.get(node); return Boolean(b && b.steady >= 1); };
+  const counts = (c) => c.nodes === null || !c.nodes.every(ticking);
   new MutationObserver((records) => {
-    if (!records.every(churn)) lastMutation = now();
+    const t = now();
+    let nodes = new Set();
+    for (const r of records) {
+      if (churn(r)) continue;
+      nodes.add(r.type === "characterData" ? r.target.parentNode || r.target : r.target);
+      if (nodes.size > TICK_NODES) { nodes = null; break; }
+    }
+    if (nodes !== null && nodes.size === 0) return;
+    if (nodes !== null) for (const node of nodes) beat(node, t);
+    changes.push({ t, nodes: nodes && Array.from(nodes) });
+    if (changes.length > KEPT) {
+      const dropped = changes.shift();
+      if (counts(dropped)) before = Math.max(before, dropped.t);
+    }
   }).observe(document, {
     subtree: true, childList: true, attributes: true, characterData: true,
   });
+  const lastChange = () => {
+    for (let i = changes.length - 1; i >= 0; i--) if (counts(changes[i])) return changes[i].t;
+    return before;
+  };
 
   // Fields the browser's own form validation stopped a submit on, each with the number of its
   // last invalid event, and how many there were (``invalid`` does not bubble, so it is caught
@@ -96,9 +156,10 @@
       ready: false, // latched by pagesight once the document has settled
       settling: () => ({
         loaded: document.readyState === "complete",
-        quietMs: now() - lastMutation,
-        timers: shortTimers.size,
-        inputTimers: Array.from(shortTimers.values()).filter(Boolean).length,
+        quietMs: now() - lastChange(),
+        timers: Array.from(shortTimers.values()).filter((t) => !t.ticking).length,
+        // Every timer an input set, a chain too: an action's steps are its result arriving.
+        inputTimers: Array.from(shortTimers.values()).filter((t) => t.caused).length,
       }),
     },
     enumerable: false,

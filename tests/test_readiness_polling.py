@@ -1,0 +1,96 @@
+"""A page's own background traffic (polling, beacons) does not keep it from being ready, while
+the requests its load and an action start are still waited for."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from conftest import StaticServer
+from pagesight import PageCrashed
+from pagesight.aio import AsyncBrowser
+from pagesight.browser.readiness import NetworkWatch, wait_ready
+from support import line, one
+
+# Far below the 5 s default, yet well above what a polling page needs once its polls are told
+# apart: a page whose polling held readiness up would report "loading" at this cap.
+CAP_S = 3.0
+
+
+@pytest.mark.parametrize("url", ["ready-live.html", "ready-live.html?poll=timeout"])
+def test_a_page_polling_every_200_ms_is_ready_once_its_content_loaded(
+    page: Any, server: StaticServer, url: str
+) -> None:
+    page.playwright.goto(server.url(url))
+    obs = page.observe(wait=CAP_S)
+    assert obs.ready
+    assert obs.text().splitlines()[0].endswith(" ready")
+    # Its content is there, written by the polls that went on meanwhile.
+    assert line(obs, "Home 2 : 1 Away") == "Home 2 : 1 Away (67')"
+    assert page.playwright.evaluate("document.getElementById('updates').textContent") != (
+        "0 updates"
+    )
+
+
+def test_a_polling_page_whose_load_is_still_fetching_is_not_ready_before_it_arrives(
+    page: Any, server: StaticServer
+) -> None:
+    # The standings come from one slow request (1.5 s) after load, while the polls go on.
+    page.playwright.goto(server.url("ready-live.html?standings=slow"))
+    obs = page.observe(wait=CAP_S + 2)
+    assert obs.ready
+    assert "Rovers top the table" in obs.text(), obs.text()
+
+
+def test_on_a_polling_page_a_click_waits_for_its_request_to_another_endpoint(
+    page: Any, server: StaticServer
+) -> None:
+    page.playwright.goto(server.url("ready-live.html"))
+    assert page.wait_ready(timeout=CAP_S)
+    older = one(page.observe(wait=0), "Load older results", "button")
+    effect = page.act(older.id, "click")  # fetches /slow?ms=400, then writes the result
+    assert "Older results loaded" in effect.texts_added, effect.text()
+    assert effect.ready
+    shown = page.playwright.evaluate("document.getElementById('out').textContent")
+    assert shown == "Older results loaded"
+
+
+def test_on_a_polling_page_a_request_a_debounced_click_starts_later_is_waited_for(
+    page: Any, server: StaticServer
+) -> None:
+    page.playwright.goto(server.url("ready-live.html"))
+    assert page.wait_ready(timeout=CAP_S)
+    search = one(page.observe(wait=0), "Search results", "button")
+    effect = page.act(search.id, "click")  # 300 ms later fetches /slow?ms=300, then writes
+    assert "Search found 3 results" in effect.texts_added, effect.text()
+    assert effect.ready
+
+
+def test_beacons_sent_for_ever_do_not_hold_readiness(page: Any, server: StaticServer) -> None:
+    page.playwright.goto(server.url("ready-beacon.html"))
+    obs = page.observe(wait=CAP_S)
+    assert obs.ready
+    one(obs, "Share", "button")
+    beacons = page.playwright.evaluate(
+        "performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/collect')).length"
+    )
+    assert beacons > 0  # they were being sent meanwhile
+
+
+def test_a_tab_closed_while_readiness_waits_raises_page_crashed(server: StaticServer) -> None:
+    # Readiness looks at a closed tab: that is not "between documents", to be looked at again
+    # until the cap runs out, but the tab gone.
+    async def scenario() -> None:
+        async with await AsyncBrowser.launch() as browser:
+            page = await browser.open(server.url("ready-live.html"))
+            tab = page.playwright
+            await tab.close()
+            with pytest.raises(PageCrashed) as info:
+                await wait_ready(
+                    tab, NetworkWatch(), CAP_S, once_per_document=False, answer_within=5.0
+                )
+            assert "closed" in str(info.value)
+
+    asyncio.run(scenario())
