@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from pagesight.vision import TesseractOcr, group_labels, read_screen
-from pagesight.vision.boxes import enclosing_box
+from pagesight.vision.boxes import enclosing_box, pixels_of
 from pagesight.vision.images import decode_png
 from pagesight.vision.textlines import text_boxes
 
@@ -44,7 +44,7 @@ def _record(name: str, ocr: TesseractOcr) -> dict[str, Any]:
     probes = sorted(set(labels) | set(lines))
     return {
         "lines": lines,
-        "enclosing": [[probe, enclosing_box(image, probe)] for probe in probes],
+        "enclosing": [[probe, enclosing_box(pixels_of(image), probe)] for probe in probes],
         "items": [
             [item.role, item.name, item.bounds, item.confidence]
             for item in read_screen(png, ocr=ocr, scale=2.0 if name.endswith("@2x") else 1.0)
@@ -88,8 +88,8 @@ def test_text_lines_are_found_where_they_were(name: str, ocr: TesseractOcr) -> N
 @pytest.mark.parametrize("name", SCREENS)
 def test_button_boxes_are_found_where_they_were(name: str, ocr: TesseractOcr) -> None:
     golden = _golden(name, ocr)
-    image = decode_png((GOLDEN / f"{name}.png").read_bytes())
-    found = [[list(probe), enclosing_box(image, tuple(probe))] for probe, _ in golden["enclosing"]]
+    pixels = pixels_of(decode_png((GOLDEN / f"{name}.png").read_bytes()))
+    found = [[probe, enclosing_box(pixels, tuple(probe))] for probe, _ in golden["enclosing"]]
     expected = [[probe, tuple(box) if box else None] for probe, box in golden["enclosing"]]
     assert found == expected
     # The goldens hold both answers, or they would not tell a broken search from a good one.

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pagesight.errors import InvalidOption
-from pagesight.vision.boxes import enclosing_box
+from pagesight.vision.boxes import enclosing_box, pixels_of
 from pagesight.vision.grouping import Label, group_labels, is_cjk, join_words, label_of
 from pagesight.vision.images import decode_png
 from pagesight.vision.ocr import OcrEngine, Word
@@ -51,7 +51,7 @@ def read_screen(
     """
     if scale <= 0:
         raise InvalidOption("scale", f"scale must be positive, not {scale!r}")
-    image = decode_png(png)
+    pixels = pixels_of(decode_png(png))
     words = [clean for w in ocr.read(png) if (clean := _clean(w, min_confidence)) is not None]
     items: list[tuple[VisionRole, str, Box, float]] = []
     by_box: dict[Box, int] = {}  # a button's box -> its place in items
@@ -61,7 +61,7 @@ def read_screen(
             or label.text in _LONE_BULLETS
         ):  # a one-character Chinese word (是, 否) is a word, not an icon
             continue
-        box = enclosing_box(image, label.box)
+        box = enclosing_box(pixels, label.box)
         if box is None:
             items.append(("text", label.text, label.box, label.confidence))
         elif box in by_box:  # a second label in the same box: "Width:" and "240"
