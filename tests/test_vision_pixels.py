@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from pagesight import InvalidOption
 from pagesight.vision import TesseractOcr, group_labels, read_screen
 from pagesight.vision.boxes import enclosing_box, pixels_of
 from pagesight.vision.images import decode_png
@@ -108,3 +109,18 @@ def test_the_screen_reads_as_it_did(name: str, ocr: TesseractOcr) -> None:
     ]
     assert items == golden["items"]
     assert len(items) >= 5
+
+
+def test_a_dense_screen_reads_the_same_however_many_tesseracts_read_it() -> None:
+    """355 lines go in two batches read side by side; the batches are the screen's, not the
+    machine's, so one process reads the same words (and confidences) as two."""
+    png = (GOLDEN / "vision-dense-table@1x.png").read_bytes()
+    one = TesseractOcr(processes=1).read(png)
+    assert len(one) > 300
+    assert TesseractOcr(processes=2).read(png) == one
+
+
+def test_processes_must_be_one_or_more() -> None:
+    with pytest.raises(InvalidOption, match="processes must be 1 or more, not 0") as caught:
+        TesseractOcr(processes=0)
+    assert caught.value.option == "processes"
