@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from pagesight.cjk import is_cjk
 from pagesight.observe.find import (
     RULES,
     WEIGHTS,
@@ -20,7 +21,6 @@ from pagesight.observe.find import (
     describe,
     exact_name,
     find,
-    is_cjk,
     keywords,
     normalise,
     role_match,
@@ -76,7 +76,7 @@ def test_normalise_folds_width_case_and_space() -> None:
 
 @pytest.mark.parametrize(
     "ch",
-    ["中", "㐀", "豈", "。", fullwidth("!"), "ひ", "カ", "한", "ㄱ", "ᄀ"],
+    ["中", "㐀", "豈", "。", fullwidth("!"), "ひ", "カ", "한", "ㄱ", "ᄀ", "\U00020000"],
     ids=lambda ch: f"U+{ord(ch):04X}",
 )
 def test_is_cjk_covers_every_named_block(ch: str) -> None:

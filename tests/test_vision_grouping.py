@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from pagesight.vision.grouping import group_labels, group_lines, is_cjk, join_words, split_line
+from pagesight.cjk import is_cjk, is_unspaced
+from pagesight.vision.grouping import group_labels, group_lines, join_words, split_line
 from pagesight.vision.ocr import Word, parse_tsv
 
 
@@ -26,9 +27,11 @@ def test_latin_and_mixed_text_keep_their_spaces() -> None:
     assert join_words(["  File ", "", "Edit"]) == "File Edit"
 
 
-def test_is_cjk() -> None:
-    assert is_cjk("保") and is_cjk("す") and is_cjk("カ") and is_cjk("\uff0c")  # a full-width comma
-    assert not is_cjk("a") and not is_cjk("검") and not is_cjk("1") and not is_cjk(" ")
+def test_unspaced_scripts_are_chinese_and_japanese() -> None:
+    assert all(map(is_unspaced, "保すカ\uff0c\U00020000"))  # U+FF0C: a full-width comma
+    assert not any(map(is_unspaced, "a검1 "))
+    # One table serves find too: Hangul is CJK there, but Korean is written with spaces.
+    assert is_cjk("검") and all(map(is_cjk, "保すカ\uff0c\U00020000"))
 
 
 def test_a_toolbar_line_splits_at_wide_gaps() -> None:

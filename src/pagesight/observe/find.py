@@ -29,6 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from pagesight.cjk import is_cjk
 from pagesight.errors import InvalidOption
 from pagesight.observe.markup import Markup
 from pagesight.observe.observation import DATE_ROLES
@@ -57,29 +58,11 @@ WEIGHTS = Weights()
 
 # --- normalising and telling CJK apart ----------------------------------------------------------
 
-_CJK_RANGES = (
-    (0x1100, 0x11FF),  # Hangul Jamo
-    (0x3000, 0x303F),  # CJK Symbols and Punctuation
-    (0x3040, 0x309F),  # Hiragana
-    (0x30A0, 0x30FF),  # Katakana
-    (0x3130, 0x318F),  # Hangul Compatibility Jamo
-    (0x3400, 0x4DBF),  # CJK Unified Ideographs Extension A
-    (0x4E00, 0x9FFF),  # CJK Unified Ideographs
-    (0xAC00, 0xD7AF),  # Hangul Syllables
-    (0xF900, 0xFAFF),  # CJK Compatibility Ideographs
-    (0xFF00, 0xFFEF),  # Half-width and Full-width Forms
-)
-
 
 def normalise(text: str) -> str:
     """NFKC (full-width letters and digits to ASCII, half-width katakana to full), case-folded,
     white space collapsed."""
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
-
-
-def is_cjk(ch: str) -> bool:
-    code = ord(ch)
-    return any(lo <= code <= hi for lo, hi in _CJK_RANGES)
 
 
 def _is_cjk_letter(ch: str) -> bool:

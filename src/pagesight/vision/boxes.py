@@ -7,18 +7,21 @@ direction; the box is found when, within a few label heights, every direction re
 that runs straight along that side. Text on the open page (or on a toolbar strip that runs to
 the edge of the screen) reaches no edge in some direction, and a line inside a paragraph meets
 the lines above and below, which are not straight edges.
+
+The screenshot comes as a numpy array (``pixels_of``), made once per screen: a dense screen
+has hundreds of labels, and each looks only at the few thousand pixels around it.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable
-
+import numpy as np
+from numpy.typing import NDArray
 from PIL import Image
 
 from pagesight.vision.textlines import Box
 
-Colour = tuple[int, ...]
+Pixels = NDArray[np.uint8]
+"""(height, width, 3): a screenshot's RGB values."""
 
 TOLERANCE = 16  # levels per channel that still count as the same fill (anti-aliasing, dither)
 REACH_X = 3.0  # how far, in label heights, a box may extend left and right of its label
@@ -26,43 +29,60 @@ REACH_Y = 1.5  # ... and above and below
 _CLEARANCE = 2  # glyph anti-aliasing reaches a pixel or two past the OCR box
 _RING_SHARE = 0.9  # the label's surroundings must be this uniform to be a fill
 _EDGE_SHARE = 0.75  # an edge must differ from the fill along this share of its side
+_WALL_SHARE = 0.5  # a line walked outwards is the edge once less than this share is fill
 
 
-def enclosing_box(image: Image.Image, label: Box) -> Box | None:
+def pixels_of(image: Image.Image) -> Pixels:
+    """The array ``enclosing_box`` reads."""
+    return np.asarray(image if image.mode == "RGB" else image.convert("RGB"))
+
+
+def enclosing_box(pixels: Pixels, label: Box) -> Box | None:
     """The button-like box around ``label`` (image pixels), or None if it sits on open ground."""
-    width, height = image.size
+    height, width = pixels.shape[:2]
     x, y, w, h = label
     left, top = x - _CLEARANCE - 1, y - _CLEARANCE - 1
     right, bottom = x + w + _CLEARANCE, y + h + _CLEARANCE
     if left < 0 or top < 0 or right >= width or bottom >= height:
         return None
-    pixels = (image if image.mode == "RGB" else image.convert("RGB")).load()
-    assert pixels is not None
 
-    def at(px: int, py: int) -> Colour:
-        value = pixels[px, py]
-        assert isinstance(value, tuple)
-        return value
+    # The fill: the commonest colour of the ring just outside the label (corners counted on
+    # both sides they belong to).
+    ring = np.concatenate(
+        (
+            pixels[top, left : right + 1],
+            pixels[bottom, left : right + 1],
+            pixels[top : bottom + 1, left],
+            pixels[top : bottom + 1, right],
+        )
+    )
+    # Whether each pixel is the fill, over all the search below can reach; (wx, wy) its corner.
+    reach_x, reach_y = max(8, round(REACH_X * h)), max(6, round(REACH_Y * h))
+    wx, wy = max(0, left - reach_x), max(0, top - reach_y)
+    window = pixels[wy : bottom + reach_y + 1, wx : right + reach_x + 1]
+    fills = _same(window, _commonest(ring))
 
-    ring = [at(i, top) for i in range(left, right + 1)]
-    ring += [at(i, bottom) for i in range(left, right + 1)]
-    ring += [at(left, j) for j in range(top, bottom + 1)]
-    ring += [at(right, j) for j in range(top, bottom + 1)]
-    fill = Counter(ring).most_common(1)[0][0]
-    if _share(ring, fill) < _RING_SHARE:
+    def column(px: int, y0: int, y1: int) -> NDArray[np.bool_]:
+        return fills[y0 - wy : y1 - wy + 1, px - wx]
+
+    def row(py: int, x0: int, x1: int) -> NDArray[np.bool_]:
+        return fills[py - wy, x0 - wx : x1 - wx + 1]
+
+    ring_sides = (
+        row(top, left, right),
+        row(bottom, left, right),
+        column(left, top, bottom),
+        column(right, top, bottom),
+    )
+    if sum(map(np.count_nonzero, ring_sides)) / len(ring) < _RING_SHARE:
         return None
 
-    def column(px: int, y0: int, y1: int) -> list[Colour]:
-        return [at(px, j) for j in range(y0, y1 + 1)]
-
-    def row(py: int, x0: int, x1: int) -> list[Colour]:
-        return [at(i, py) for i in range(x0, x1 + 1)]
-
-    reach_x, reach_y = max(8, round(REACH_X * h)), max(6, round(REACH_Y * h))
-    edge_left = _walk(lambda i: column(left - i, top, bottom), fill, reach_x, left)
-    edge_right = _walk(lambda i: column(right + i, top, bottom), fill, reach_x, width - 1 - right)
-    edge_top = _walk(lambda i: row(top - i, left, right), fill, reach_y, top)
-    edge_bottom = _walk(lambda i: row(bottom + i, left, right), fill, reach_y, height - 1 - bottom)
+    # Each walk: the lines one step, two steps, ... outside the label's ring, nearest first.
+    rows, columns = fills[top - wy : bottom - wy + 1], fills[:, left - wx : right - wx + 1]
+    edge_left = _wall(rows[:, : left - wx][:, ::-1], axis=0)
+    edge_right = _wall(rows[:, right - wx + 1 :], axis=0)
+    edge_top = _wall(columns[: top - wy][::-1], axis=1)
+    edge_bottom = _wall(columns[bottom - wy + 1 :], axis=1)
     if edge_left is None or edge_right is None or edge_top is None or edge_bottom is None:
         return None
     x0, x1 = left - edge_left, right + edge_right
@@ -76,29 +96,36 @@ def enclosing_box(image: Image.Image, label: Box) -> Box | None:
         row(y0, mid_x0, mid_x1),
         row(y1, mid_x0, mid_x1),
     )
-    if any(1 - _share(side, fill) < _EDGE_SHARE for side in sides):
+    if any(1 - _share(side) < _EDGE_SHARE for side in sides):
         return None
     return (x0, y0, x1 - x0 + 1, y1 - y0 + 1)
 
 
-def _same(a: Colour, b: Colour) -> bool:
-    # Spelled out for RGB: this runs for every pixel walked, tens of thousands per screenshot.
-    return (
-        abs(a[0] - b[0]) <= TOLERANCE
-        and abs(a[1] - b[1]) <= TOLERANCE
-        and abs(a[2] - b[2]) <= TOLERANCE
-    )
+def _commonest(colours: Pixels) -> Pixels:
+    """The colour found most often in an (n, 3) array; of equals, the one found first."""
+    codes = (colours[:, 0].astype(np.int32) << 16) | (colours[:, 1].astype(np.int32) << 8)
+    codes |= colours[:, 2]
+    _, first, counts = np.unique(codes, return_index=True, return_counts=True)
+    commonest: Pixels = colours[first[counts == counts.max()].min()]
+    return commonest
 
 
-def _share(colours: list[Colour], fill: Colour) -> float:
-    return sum(_same(c, fill) for c in colours) / len(colours)
+def _same(colours: Pixels, fill: Pixels) -> NDArray[np.bool_]:
+    """Whether each colour is ``fill``, within TOLERANCE on every channel."""
+    near = np.abs(colours.astype(np.int16) - fill.astype(np.int16)) <= TOLERANCE
+    # Channel by channel: a reduction over an axis of three is slow in numpy.
+    return near[..., 0] & near[..., 1] & near[..., 2]
 
 
-def _walk(
-    line_at: Callable[[int], list[Colour]], fill: Colour, reach: int, room: int
-) -> int | None:
-    """Steps outwards until a line is mostly not the fill; None if it never is within reach."""
-    for step in range(1, min(reach, room) + 1):
-        if _share(line_at(step), fill) < 0.5:
-            return step
-    return None
+def _share(same: NDArray[np.bool_]) -> float:
+    return int(np.count_nonzero(same)) / same.size
+
+
+def _wall(lines: NDArray[np.bool_], *, axis: int) -> int | None:
+    """How many steps out the first line that is mostly not the fill lies (the lines lie
+    along ``axis``, nearest first, no further than the reach); None if none is."""
+    if not lines.size:
+        return None
+    shares = np.count_nonzero(lines, axis=axis) / lines.shape[axis]
+    walls = np.flatnonzero(shares < _WALL_SHARE)
+    return int(walls[0]) + 1 if walls.size else None

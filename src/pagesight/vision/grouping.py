@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
+from pagesight.cjk import is_unspaced
 from pagesight.vision.ocr import Word
 from pagesight.vision.textlines import Box
 
@@ -31,32 +32,14 @@ class Label:
     words: tuple[Word, ...]
 
 
-# Scripts written without spaces between words. Hangul is not among them: Korean uses spaces.
-_CJK_RANGES = (
-    (0x3000, 0x303F),  # CJK symbols and punctuation (。、「」)
-    (0x3040, 0x30FF),  # Hiragana, Katakana
-    (0x3400, 0x4DBF),  # CJK extension A
-    (0x4E00, 0x9FFF),  # CJK unified ideographs
-    (0xF900, 0xFAFF),  # CJK compatibility ideographs
-    (0xFF00, 0xFFEF),  # full-width forms (commas, colons, brackets)
-    (0x20000, 0x2FA1F),  # extensions B and later
-)
-
-
-def is_cjk(char: str) -> bool:
-    """Whether a character belongs to a script written without spaces (Chinese, Japanese)."""
-    code = ord(char)
-    return any(low <= code <= high for low, high in _CJK_RANGES)
-
-
 def join_words(texts: Iterable[str]) -> str:
-    """Join words with spaces, except between two CJK characters."""
+    """Join words with spaces, except between two characters of Chinese or Japanese."""
     out = ""
     for raw in texts:
         text = _close_cjk_spaces(raw.strip())
         if not text:
             continue
-        if out and not (is_cjk(out[-1]) and is_cjk(text[0])):
+        if out and not (is_unspaced(out[-1]) and is_unspaced(text[0])):
             out += " "
         out += text
     return out
@@ -69,7 +52,10 @@ def _close_cjk_spaces(text: str) -> str:
         c
         for i, c in enumerate(chars)
         if not (
-            c == " " and 0 < i < len(chars) - 1 and is_cjk(chars[i - 1]) and is_cjk(chars[i + 1])
+            c == " "
+            and 0 < i < len(chars) - 1
+            and is_unspaced(chars[i - 1])
+            and is_unspaced(chars[i + 1])
         )
     ]
     return "".join(kept)

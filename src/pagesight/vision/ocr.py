@@ -1,27 +1,37 @@
 """Optical character recognition: the ``OcrEngine`` protocol and a Tesseract engine.
 
-``TesseractOcr`` runs Debian's ``tesseract`` binary (5.x) once per screenshot. It does not
+``TesseractOcr`` runs Debian's ``tesseract`` binary (5.x) on each screenshot. It does not
 hand over the raw screenshot: Tesseract's layout analysis, made for scanned pages, drops short
 labels on coloured bars. Instead the text lines found by :mod:`pagesight.vision.textlines` are
 each cut out, made dark-on-light (white-on-blue buttons are inverted), stretched to full
 contrast, scaled so that every line has the same height (small UI text gains most), and
 stacked into one tall image that Tesseract reads as a plain block of lines. Word boxes are
 mapped back to the screenshot's pixels.
+
+Tesseract's recognition is nearly all of the time a screen takes (about 5 ms a line, plus
+some 0.2 s to start and load its models), and one Tesseract uses one core. So a screen of more
+than ``BATCH_LINES`` lines is stacked in several batches of consecutive lines, read by
+Tesseracts running side by side. The batches depend on the screen alone, never on the
+machine: Tesseract binarises a whole image at once, so a line's confidence (rarely its box)
+moves a little with the other lines stacked with it, and a screen must read the same
+everywhere.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 import subprocess
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Protocol
 
 from PIL import Image, ImageOps
 
 from pagesight.errors import InvalidOption, OcrFailed, OcrNotFound
-from pagesight.vision.images import decode_png, encode_png
+from pagesight.vision.images import decode_png
 from pagesight.vision.textlines import Box, text_boxes
 
 INSTALL_HINT = "install Debian's tesseract-ocr, tesseract-ocr-eng and tesseract-ocr-chi-sim"
@@ -59,6 +69,9 @@ LINE_HEIGHT = 36  # each line's ink is scaled to about this many pixels: Tessera
 MAX_UPSCALE = 4.0
 _MARGIN = 2  # source pixels kept around a line's ink (anti-aliased edges)
 _GAP = LINE_HEIGHT // 2  # white rows between stacked lines
+BATCH_LINES = 180
+"""At most this many lines are stacked for one Tesseract run. A plain screen (the fixtures'
+have 6 to 50 lines) is one batch; a dense table of 355 lines two, about 1 s each."""
 
 
 class TesseractOcr:
@@ -67,7 +80,9 @@ class TesseractOcr:
     ``languages`` is Tesseract's ``-l`` argument; Chinese comes first because Tesseract tends
     to read a whole line in its first language, and with English first a line of Chinese prose
     came back as Latin letters (English lines read the same either way on our fixtures).
-    ``timeout`` bounds one run in seconds.
+    ``timeout`` bounds one run in seconds. ``processes`` is how many Tesseracts may read the
+    batches of one screen at once (None: one per CPU this process may use); it changes how
+    long a dense screen takes, never what is read.
     Raises :class:`OcrNotFound` on the first ``read`` if the binary or a language is missing.
     """
 
@@ -77,12 +92,16 @@ class TesseractOcr:
         languages: str = "chi_sim+eng",
         executable: str = "tesseract",
         timeout: float = 60.0,
+        processes: int | None = None,
     ) -> None:
         if timeout <= 0:
             raise InvalidOption("timeout", f"timeout must be positive, not {timeout!r}")
+        if processes is not None and processes < 1:
+            raise InvalidOption("processes", f"processes must be 1 or more, not {processes!r}")
         self.languages = languages
         self.executable = executable
         self.timeout = timeout
+        self.processes = processes or _cpus()
         self._binary: str | None = None
 
     def read(self, png: bytes) -> list[Word]:
@@ -90,7 +109,16 @@ class TesseractOcr:
         boxes = text_boxes(image)
         if not boxes:
             return []
-        stacked, slots = _stack(image, boxes)
+        self._check()  # once, before any run: a missing language is one error, not several
+        pieces = _pieces(image, boxes)
+        batches = _batches(pieces)
+        if len(batches) == 1 or self.processes == 1:
+            return [word for batch in batches for word in self._read_stacked(batch)]
+        with ThreadPoolExecutor(min(self.processes, len(batches))) as pool:
+            return [word for words in pool.map(self._read_stacked, batches) for word in words]
+
+    def _read_stacked(self, pieces: Sequence[_Piece]) -> list[Word]:
+        stacked, slots = _stack(pieces)
         return _map_back(self._run(stacked), slots)
 
     def _run(self, image: Image.Image) -> list[Word]:
@@ -102,7 +130,7 @@ class TesseractOcr:
         try:
             done = subprocess.run(
                 command,
-                input=encode_png(image),
+                input=_pgm(image),
                 capture_output=True,
                 timeout=self.timeout,
                 env=env,
@@ -155,11 +183,19 @@ def _normalise(line: Image.Image) -> Image.Image:
     return ImageOps.autocontrast(grey)
 
 
-def _stack(image: Image.Image, boxes: Sequence[Box]) -> tuple[Image.Image, list[_Slot]]:
-    """Every line cut out, normalised and scaled, one under the other on white."""
+@dataclass(frozen=True, kw_only=True)
+class _Piece:
+    """One line cut out of the screenshot, made ready for Tesseract."""
+
+    image: Image.Image
+    source: Box
+    factor: float  # piece pixels per source pixel
+
+
+def _pieces(image: Image.Image, boxes: Sequence[Box]) -> list[_Piece]:
+    """Every line cut out, normalised and scaled, in the order of ``boxes``."""
     width, height = image.size
-    pieces: list[tuple[Image.Image, _Slot]] = []
-    top = _GAP
+    pieces: list[_Piece] = []
     for x, y, w, h in boxes:
         left, upper = max(0, x - _MARGIN), max(0, y - _MARGIN)
         right, lower = min(width, x + w + _MARGIN), min(height, y + h + _MARGIN)
@@ -169,14 +205,52 @@ def _stack(image: Image.Image, boxes: Sequence[Box]) -> tuple[Image.Image, list[
         if factor != 1.0:
             piece = piece.resize(size, Image.Resampling.LANCZOS)
         source = (left, upper, right - left, lower - upper)
-        pieces.append(
-            (piece, _Slot(source=source, top=top, left=_GAP, height=size[1], factor=factor))
+        pieces.append(_Piece(image=piece, source=source, factor=factor))
+    return pieces
+
+
+def _batches(pieces: Sequence[_Piece]) -> list[Sequence[_Piece]]:
+    """The pieces in as few batches of at most BATCH_LINES consecutive lines as will do, of
+    (nearly) equal length."""
+    count = -(-len(pieces) // BATCH_LINES)
+    size = -(-len(pieces) // count)
+    return [pieces[i : i + size] for i in range(0, len(pieces), size)]
+
+
+def _stack(pieces: Sequence[_Piece]) -> tuple[Image.Image, list[_Slot]]:
+    """The pieces one under the other on white."""
+    slots: list[_Slot] = []
+    top = _GAP
+    for piece in pieces:
+        slots.append(
+            _Slot(
+                source=piece.source,
+                top=top,
+                left=_GAP,
+                height=piece.image.height,
+                factor=piece.factor,
+            )
         )
-        top += size[1] + _GAP
-    canvas = Image.new("L", (max(p.width for p, _ in pieces) + 2 * _GAP, top), 255)
-    for piece, slot in pieces:
-        canvas.paste(piece, (slot.left, slot.top))
-    return canvas, [slot for _, slot in pieces]
+        top += piece.image.height + _GAP
+    canvas = Image.new("L", (max(p.image.width for p in pieces) + 2 * _GAP, top), 255)
+    for piece, slot in zip(pieces, slots, strict=True):
+        canvas.paste(piece.image, (slot.left, slot.top))
+    return canvas, slots
+
+
+def _pgm(image: Image.Image) -> bytes:
+    """The stacked image as binary PGM: Tesseract reads it as it reads PNG, and writing it
+    takes a few milliseconds where compressing a tall PNG took a fifth of a second."""
+    buffer = io.BytesIO()
+    image.save(buffer, format="PPM")
+    return buffer.getvalue()
+
+
+def _cpus() -> int:
+    """How many CPUs this process may run on."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def _map_back(words: list[Word], slots: Sequence[_Slot]) -> list[Word]:

@@ -11,9 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from pagesight.cjk import is_unspaced
 from pagesight.errors import InvalidOption
-from pagesight.vision.boxes import enclosing_box
-from pagesight.vision.grouping import Label, group_labels, is_cjk, join_words, label_of
+from pagesight.vision.boxes import enclosing_box, pixels_of
+from pagesight.vision.grouping import Label, group_labels, join_words, label_of
 from pagesight.vision.images import decode_png
 from pagesight.vision.ocr import OcrEngine, Word
 from pagesight.vision.textlines import Box
@@ -51,17 +52,17 @@ def read_screen(
     """
     if scale <= 0:
         raise InvalidOption("scale", f"scale must be positive, not {scale!r}")
-    image = decode_png(png)
+    pixels = pixels_of(decode_png(png))
     words = [clean for w in ocr.read(png) if (clean := _clean(w, min_confidence)) is not None]
     items: list[tuple[VisionRole, str, Box, float]] = []
     by_box: dict[Box, int] = {}  # a button's box -> its place in items
     for label in map(_without_bullet, group_labels(words)):
         if len(label.text) == 1 and (
-            (label.confidence < SINGLE_CHAR_CONFIDENCE and not is_cjk(label.text))
+            (label.confidence < SINGLE_CHAR_CONFIDENCE and not is_unspaced(label.text))
             or label.text in _LONE_BULLETS
         ):  # a one-character Chinese word (是, 否) is a word, not an icon
             continue
-        box = enclosing_box(image, label.box)
+        box = enclosing_box(pixels, label.box)
         if box is None:
             items.append(("text", label.text, label.box, label.confidence))
         elif box in by_box:  # a second label in the same box: "Width:" and "240"
@@ -97,7 +98,7 @@ def _clean(word: Word, min_confidence: float) -> Word | None:
     text = word.text.strip(_FRAME_CHARS)
     # Rules and icons read alone ("|", "=") go; CJK punctuation (U+3000-303F, full-width
     # forms) is part of the text.
-    if not any(c.isalnum() or is_cjk(c) for c in text):
+    if not any(c.isalnum() or is_unspaced(c) for c in text):
         return None
     return word if text == word.text else Word(text=text, confidence=word.confidence, box=word.box)
 
