@@ -15,12 +15,14 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from pagesight import InvalidOption
+from pagesight.errors import OcrFailed
 from pagesight.vision import TesseractOcr, group_labels, read_screen
 from pagesight.vision.boxes import enclosing_box, pixels_of
 from pagesight.vision.images import decode_png
@@ -120,7 +122,42 @@ def test_a_dense_screen_reads_the_same_however_many_tesseracts_read_it() -> None
     assert TesseractOcr(processes=2).read(png) == one
 
 
-def test_processes_must_be_one_or_more() -> None:
-    with pytest.raises(InvalidOption, match="processes must be 1 or more, not 0") as caught:
-        TesseractOcr(processes=0)
+@pytest.mark.parametrize("bad", [0, -1, True, False, 2.5, "2"])
+def test_processes_must_be_a_whole_number_one_or_more(bad: Any) -> None:
+    # True is not "one process" and "2" is not two: both are a caller's slip, said as such
+    # rather than taken (True) or raised from deep inside as a TypeError ("2").
+    with pytest.raises(
+        InvalidOption, match=f"processes must be a whole number 1 or more, not {bad!r}"
+    ) as caught:
+        TesseractOcr(processes=bad)
     assert caught.value.option == "processes"
+
+
+@pytest.mark.parametrize("bad", [0, -2.0, float("nan"), True, "5"])
+def test_timeout_must_be_a_positive_number(bad: Any) -> None:
+    with pytest.raises(InvalidOption, match="timeout must be a positive number") as caught:
+        TesseractOcr(timeout=bad)
+    assert caught.value.option == "timeout"
+
+
+def test_a_failing_tesseract_in_one_of_two_batches_is_one_ocr_failed(tmp_path: Path) -> None:
+    """The dense screen's two batches run side by side; when one Tesseract fails, read raises
+    that one failure as OcrFailed with Tesseract's own last line, not a pool error or a list."""
+    wrapper = tmp_path / "tesseract"
+    lock = tmp_path / "failed"
+    real = shutil.which("tesseract")
+    assert real is not None
+    # A real tesseract behind a script that fails whichever recognition run starts first.
+    wrapper.write_text(
+        "#!/bin/sh\n"
+        f'if [ "$1" != "--list-langs" ] && mkdir "{lock}" 2>/dev/null; then\n'
+        '  echo "Error: this batch failed" >&2; exit 3\n'
+        "fi\n"
+        f'exec "{real}" "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    png = (GOLDEN / "vision-dense-table@1x.png").read_bytes()
+    with pytest.raises(OcrFailed) as caught:
+        TesseractOcr(executable=str(wrapper), processes=2).read(png)
+    assert str(caught.value) == "tesseract failed (exit 3): Error: this batch failed"
+    assert caught.value.exit_code == 1

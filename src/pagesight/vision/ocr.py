@@ -20,6 +20,7 @@ everywhere.
 from __future__ import annotations
 
 import io
+import math
 import os
 import shutil
 import subprocess
@@ -94,10 +95,20 @@ class TesseractOcr:
         timeout: float = 60.0,
         processes: int | None = None,
     ) -> None:
-        if timeout <= 0:
-            raise InvalidOption("timeout", f"timeout must be positive, not {timeout!r}")
-        if processes is not None and processes < 1:
-            raise InvalidOption("processes", f"processes must be 1 or more, not {processes!r}")
+        # bool is an int to Python, but True is no count of seconds or processes: a slip.
+        if (
+            isinstance(timeout, bool)
+            or not isinstance(timeout, int | float)
+            or not math.isfinite(timeout)
+            or timeout <= 0
+        ):
+            raise InvalidOption("timeout", f"timeout must be a positive number, not {timeout!r}")
+        if processes is not None and (
+            isinstance(processes, bool) or not isinstance(processes, int) or processes < 1
+        ):
+            raise InvalidOption(
+                "processes", f"processes must be a whole number 1 or more, not {processes!r}"
+            )
         self.languages = languages
         self.executable = executable
         self.timeout = timeout
