@@ -198,12 +198,10 @@ def test_a_chromium_that_cannot_run_is_browser_not_found(tmp_path: Path) -> None
     assert str(exe) in message and "PAGESIGHT_CHROMIUM" in message and "\n" not in message
 
 
-def test_connect_to_a_dead_url_is_one_clear_line(tmp_path: Path) -> None:
-    import socket
-
-    with socket.socket() as sock:  # a port nobody listens on once it is closed
-        sock.bind(("127.0.0.1", 0))
-        dead = f"http://127.0.0.1:{sock.getsockname()[1]}"
+def test_connect_to_a_dead_url_is_one_clear_line(closed_port: int) -> None:
+    # closed_port stays bound for the session: a port closed and then dialled could be taken
+    # meanwhile by a parallel worker's server, which would answer.
+    dead = f"http://127.0.0.1:{closed_port}"
     with pytest.raises(ConnectError) as info:
         Browser.connect(dead)
     message = str(info.value)
