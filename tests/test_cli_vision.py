@@ -125,13 +125,13 @@ def test_marks_draw_a_numbered_badge_for_each_element_printed(
     ],
 )
 def test_bad_screenshot_options_exit_2_before_a_browser_starts(
-    server: StaticServer, tmp_path: Path, args: tuple[str, ...], says: str
+    server: StaticServer, tmp_path: Path, closed_port: int, args: tuple[str, ...], says: str
 ) -> None:
-    # An address nobody answers: a browser that started would fail on it, saying so instead.
+    # An address nobody answers (held by the session, so nothing can start listening there):
+    # a browser that started would fail on it, saying so instead.
     filled = [a.format(tmp=tmp_path) for a in args]
-    code, out, err = _run(
-        "observe", server.url("form.html"), *filled, "--cdp-url", "http://127.0.0.1:9"
-    )
+    dead = f"http://127.0.0.1:{closed_port}"
+    code, out, err = _run("observe", server.url("form.html"), *filled, "--cdp-url", dead)
     assert (code, out) == (2, "")
     assert err.count("\n") == 1 and err.startswith("pagesight: ") and says in err, err
     assert list(tmp_path.iterdir()) == []  # no screenshot, not even half of one
