@@ -76,7 +76,21 @@ def test_normalise_folds_width_case_and_space() -> None:
 
 @pytest.mark.parametrize(
     "ch",
-    ["中", "㐀", "豈", "。", fullwidth("!"), "ひ", "カ", "한", "ㄱ", "ᄀ", "\U00020000"],
+    # Extension B (U+20000) and G (U+30000, the third plane) are ideographs as much as 中 is.
+    [
+        "中",
+        "㐀",
+        "豈",
+        "。",
+        fullwidth("!"),
+        "ひ",
+        "カ",
+        "한",
+        "ㄱ",
+        "ᄀ",
+        "\U00020000",
+        "\U00030000",
+    ],
     ids=lambda ch: f"U+{ord(ch):04X}",
 )
 def test_is_cjk_covers_every_named_block(ch: str) -> None:

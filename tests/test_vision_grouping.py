@@ -28,7 +28,8 @@ def test_latin_and_mixed_text_keep_their_spaces() -> None:
 
 
 def test_unspaced_scripts_are_chinese_and_japanese() -> None:
-    assert all(map(is_unspaced, "保すカ\uff0c\U00020000"))  # U+FF0C: a full-width comma
+    # U+FF0C: a full-width comma; U+20000 and U+30000: ideographs of extensions B and G.
+    assert all(map(is_unspaced, "保すカ\uff0c\U00020000\U00030000"))
     assert not any(map(is_unspaced, "a검1 "))
     # One table serves find too: Hangul is CJK there, but Korean is written with spaces.
     assert is_cjk("검") and all(map(is_cjk, "保すカ\uff0c\U00020000"))

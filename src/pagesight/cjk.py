@@ -23,7 +23,10 @@ _BLOCKS = (
     (0xAC00, 0xD7AF, False),  # Hangul Syllables
     (0xF900, 0xFAFF, True),  # CJK Compatibility Ideographs
     (0xFF00, 0xFFEF, True),  # Half-width and Full-width Forms (full-width commas, colons)
-    (0x20000, 0x2FA1F, True),  # CJK Unified Ideographs Extension B and later
+    # Extensions B to F and the compatibility supplement (the second plane), then G and H
+    # (the third plane, Unicode 13 and 15).
+    (0x20000, 0x2FA1F, True),
+    (0x30000, 0x323AF, True),
 )
 _ALL = tuple((first, last) for first, last, _ in _BLOCKS)
 _UNSPACED = tuple((first, last) for first, last, unspaced in _BLOCKS if unspaced)
