@@ -107,8 +107,9 @@ def test_every_selector_matches_exactly_its_element(
 ) -> None:
     page = browser.open(server.url(f"{name}?other={other_origin.origin}"))
     try:
-        # The pages are whole at load, but for one that renders 800 ms after it.
-        obs = page.observe(include={"selector"}, wait=3.0 if name == "ready-late.html" else 0)
+        # The pages are whole at load, but for one that renders 800 ms after it: waited for up
+        # to 10 s, a bound for a loaded machine (a page ready sooner returns sooner).
+        obs = page.observe(include={"selector"}, wait=10.0 if name == "ready-late.html" else 0)
         problems = _check_page(browser, page, obs)
     finally:
         page.close()
