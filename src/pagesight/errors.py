@@ -155,3 +155,18 @@ class VisionModelError(RuntimeFailure):
     def __init__(self, message: str, *, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+
+
+class ContextOverflow(PagesightError):
+    """A model's context outgrew its token budget: ``tokens`` counted, ``budget`` allowed.
+
+    The agent loop ends the run with the stop reason ``context_overflow`` (exit code 3: it
+    ended on its own, short of the goal).
+    """
+
+    exit_code = 3
+
+    def __init__(self, message: str, *, tokens: int, budget: int) -> None:
+        super().__init__(message)
+        self.tokens = tokens
+        self.budget = budget
