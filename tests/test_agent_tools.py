@@ -34,6 +34,11 @@ def _call(browser: Browser, session: Session, tool: str, /, **arguments: Any) ->
 def test_the_registry_holds_every_browser_tool_one_a_file() -> None:
     registry = ToolRegistry.discover()
     assert set(registry.names) == BROWSER_TOOLS
+    page_actions = {t.name for t in registry if t.page_action}
+    assert page_actions == {
+        "click", "input", "select", "hover", "press_key", "scroll", "drag", "upload",
+        "navigate", "back",
+    }  # fmt: skip
     files = {p.stem for p in Path("src/pagesight/agent/tools").glob("[!_]*.py")}
     assert files == BROWSER_TOOLS
 
@@ -133,6 +138,7 @@ def test_a_batch_runs_page_tools_as_one_round_and_refuses_others(
     try:
         session = _session(page, browser, ToolRegistry.discover())
         obs = page.observe()
+        tabs = len(browser.pages)
         title, location = one(obs, "Job title").id, one(obs, "Location").id
         refused = _call(
             browser,
@@ -140,10 +146,12 @@ def test_a_batch_runs_page_tools_as_one_round_and_refuses_others(
             "batch",
             actions=[
                 {"tool": "input", "arguments": {"ref": title, "text": "CEO"}},
-                {"tool": "observe", "arguments": {}},
+                {"tool": "tabs", "arguments": {"action": "new"}},
             ],
         )
         assert refused.error is not None and refused.error.reason == "not_batchable"
+        assert refused.error.message == ("action 2: tabs does not act on the page; nothing was run")
+        assert len(browser.pages) == tabs  # the tabs tool did not run either
         assert page.playwright.evaluate("document.getElementById('title').value") == (
             "Software Engineer"
         )  # nothing ran

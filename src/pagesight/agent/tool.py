@@ -106,6 +106,9 @@ class Tool:
     arguments: type[pydantic.BaseModel]
     """The pydantic model that checks the arguments (the schema above is derived from it)."""
     function: ToolFunction
+    page_action: bool = False
+    """The function returns a :class:`PageStep` (it is annotated so): the tool acts on the
+    page and may go in a batch."""
 
     @classmethod
     def from_function(cls, function: ToolFunction, *, name: str | None = None) -> Tool:
@@ -146,7 +149,12 @@ class Tool:
         )
         schema = _tidy(model.model_json_schema())
         return cls(
-            name=name, description=summary, input_schema=schema, arguments=model, function=function
+            name=name,
+            description=summary,
+            input_schema=schema,
+            arguments=model,
+            function=function,
+            page_action=hints.get("return") is PageStep,
         )
 
     def check(self, arguments: Mapping[str, Any]) -> dict[str, Any]:

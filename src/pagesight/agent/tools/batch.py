@@ -32,13 +32,16 @@ async def batch(session: Session, *, actions: list[BatchAction]) -> ToolResult:
     if not actions:
         return ToolResult.failure("invalid_arguments", "batch: give at least one action")
     steps: list[PageStep] = []
+    registry = session.registry
     for number, item in enumerate(actions, start=1):
-        planned = await session.registry.plan(item.tool, item.arguments, session)
+        if item.tool in registry and not registry.get(item.tool).page_action:
+            # Refused before it runs: planning a tool that is not a page step runs it.
+            message = f"action {number}: {item.tool} does not act on the page; nothing was run"
+            return ToolResult.failure("not_batchable", message)
+        planned = await registry.plan(item.tool, item.arguments, session)
         if isinstance(planned, ToolResult):
-            if planned.error is None:
-                reason, message = "not_batchable", f"{item.tool} does not act on the page"
-            else:
-                reason, message = planned.error.reason, planned.error.message
+            message = planned.error.message if planned.error else "no page step"
+            reason = planned.error.reason if planned.error else "not_batchable"
             return ToolResult.failure(reason, f"action {number}: {message}; nothing was run")
         steps.append(planned)
     try:
