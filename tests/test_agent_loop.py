@@ -94,12 +94,19 @@ def test_done_ends_the_run_with_the_answer_and_batches_count_one_round(
         )
 
     planner = ScriptedPlanner([fill, Action(tool="done", arguments={"answer": "Tokyo"})])
-    agent = Agent(browser, planner, out=tmp_path)
+    progress: list[str] = []
+    agent = Agent(
+        browser,
+        planner,
+        out=tmp_path,
+        on_step=lambda step: progress.append(f"{step.number} {step.calls[0].tool}"),
+    )
     result = agent.run(server.url("agent-contact.html"), goal="move Alice to Tokyo")
     try:
         assert result.stop_reason == "done" and result.reached
         assert result.answer == "Tokyo"
         assert result.rounds == 2  # the batch of three is one round; the done call another
+        assert progress == ["1 batch", "2 done"]  # told as each step was written
         assert agent.page is not None
         saved = agent.page.playwright.evaluate("window.saved")
         assert (saved["title"], saved["location"]) == ("CTO", "Tokyo")

@@ -108,6 +108,13 @@ def test_a_run_writes_its_folder_and_no_secret_reaches_any_byte(
     assert first["decision"]["actions"][2]["arguments"]["text"] == "{{TOKEN}}"
     assert [s["status"] for s in first["calls"][0]["value"]["steps"]] == ["done"] * 4
     assert lines[1]["calls"][0]["value"]["kinds"] == ["dom_change"]
+    assert [(t["role"], t["name"]) for t in lines[1]["targets"]] == [("button", "Save")]
+    assert [t["name"] for t in first["targets"]] == [
+        "Job title",
+        "Location",
+        "API token",
+        "Password",
+    ]
     assert '+ text "Saved: Senior Software Engineer, New York"' in lines[1]["calls"][0]["text"]
     summary = json.loads((out / "summary.json").read_text())
     assert summary == {
@@ -208,6 +215,7 @@ def test_the_report_opens_in_chromium_and_shows_every_step(
         ]
         assert "click ref=" in text and '"the Save button"' in text
         assert "Saved: Senior Software Engineer, New York" in text
+        assert 'button "Save" in "Alice Chen"' in text  # the element step 2 acted on
         assert "3 (2 rounds)" in text  # the summary: steps and rounds
         sources = report.playwright.evaluate("[...document.images].map(i => i.src.slice(0, 22))")
         assert sources == ["data:image/png;base64,"] * 4  # three steps and the final state

@@ -20,7 +20,7 @@ from pagesight.agent.loop import AsyncAgent
 from pagesight.agent.planner import Planner
 from pagesight.agent.registry import ToolRegistry
 from pagesight.agent.skills import Skills
-from pagesight.agent.state import RunResult
+from pagesight.agent.state import RunResult, StepRecord
 from pagesight.browser.browser import AsyncBrowser
 from pagesight.browser.navigation import WaitUntil
 from pagesight.browser.page import AsyncPage
@@ -429,8 +429,8 @@ class Browser:
 
 class Agent:
     """Runs a planner on a page until its goal is reached (sync). See
-    :class:`pagesight.aio.AsyncAgent`; the planner's ``decide`` is async in both, and runs on
-    pagesight's own event loop."""
+    :class:`pagesight.aio.AsyncAgent`; the planner's ``decide`` is async in both, and it and
+    ``on_step`` run on pagesight's own event loop thread."""
 
     def __init__(
         self,
@@ -442,6 +442,7 @@ class Agent:
         tools: Iterable[str | Path] = (),
         skills: Iterable[str | Path] = (),
         secrets: Mapping[str, str] | None = None,
+        on_step: Callable[[StepRecord], object] | None = None,
     ) -> None:
         self._browser = browser
         self._loop = browser._loop
@@ -453,6 +454,7 @@ class Agent:
             tools=tools,
             skills=skills,
             secrets=secrets,
+            on_step=on_step,
         )
 
     @property

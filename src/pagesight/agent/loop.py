@@ -20,10 +20,10 @@ settled) serves as the next step's, so an action costs one observation, not two.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pagesight.agent.decision import Action, Batch, Decision, Done, Stop
 from pagesight.agent.planner import Planner
@@ -53,7 +53,8 @@ class AsyncAgent:
     ``tools``: folders of extra tools (one ``async def`` a file); ``skills``: folders of
     extra skills (``*/SKILL.md``); ``secrets``: values a tool argument names as
     ``{{NAME}}``, typed into the page but never written anywhere; ``out``: the run's folder
-    (default ``runs/<UTC timestamp>/``; a folder used before is cleared first).
+    (default ``runs/<UTC timestamp>/``; a folder used before is cleared first);
+    ``on_step``: called with each StepRecord once it is written (live progress).
     """
 
     def __init__(
@@ -66,6 +67,7 @@ class AsyncAgent:
         tools: Iterable[str | Path] = (),
         skills: Iterable[str | Path] = (),
         secrets: Mapping[str, str] | None = None,
+        on_step: Callable[[StepRecord], object] | None = None,
     ) -> None:
         if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
             raise InvalidOption("max_steps", f"max_steps must be a positive int, not {max_steps!r}")
@@ -80,6 +82,7 @@ class AsyncAgent:
         self._registry = ToolRegistry.discover(tools)
         self._skills = Skills.load(skills)
         self._secrets = Secrets(secrets)
+        self._on_step = on_step
         self._page: AsyncPage | None = None
 
     @property
@@ -158,10 +161,13 @@ class AsyncAgent:
                 observe_seconds=observe_s,
                 decide_seconds=decide_s,
                 act_seconds=act_s,
+                targets=_targets(obs, decision, self._secrets),
                 screenshot=shot,
             )
             recorder.step(step)
             history.append(step)
+            if self._on_step is not None:
+                self._on_step(step)
             finished = next((r for r in results if r.done), None)
             if isinstance(decision, Done) or finished is not None:
                 answer = finished.answer if finished is not None else _answer(decision)
@@ -283,6 +289,12 @@ class AsyncAgent:
 
 def _answer(decision: Decision) -> str | None:
     return decision.answer if isinstance(decision, Done) else None
+
+
+def _targets(obs: Observation, decision: Decision, secrets: Secrets) -> tuple[dict[str, Any], ...]:
+    wanted = _refs(decision)
+    by_id = {el.id: el for el in obs.elements if el.id in wanted}
+    return tuple(secrets.mask(by_id[i].to_dict(obs.include)) for i in wanted if i in by_id)
 
 
 def _refs(decision: Decision) -> list[int]:

@@ -64,6 +64,9 @@ class StepRecord:
     observe_seconds: float
     decide_seconds: float
     act_seconds: float
+    targets: tuple[dict[str, Any], ...] = ()
+    """The elements the decision named by ``ref``, as the page showed them then (id, role,
+    name, value, context): what a report or a replay calls the target in words."""
     screenshot: Path | None = None
 
     @property
@@ -77,6 +80,7 @@ class StepRecord:
             "url": self.url,
             "observation": {"mode": self.mode, "tokens": self.tokens},
             "decision": decision_dict(self.decision),
+            "targets": list(self.targets),
             "calls": [c.to_dict() for c in self.calls],
             "seconds": {
                 "observe": round(self.observe_seconds, 4),

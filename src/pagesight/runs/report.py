@@ -27,6 +27,7 @@ def write_report(folder: str | Path, *, failure: str | None = None) -> Path:
     for step in steps:
         step["image"] = _data_url(folder / step["screenshot"]) if step.get("screenshot") else None
         step["action"] = describe_decision(step["decision"])
+        step["elements"] = "; ".join(_target(t) for t in step.get("targets", ()))
     summary_path = folder / SUMMARY
     summary = (
         json.loads(summary_path.read_text(encoding="utf-8")) if summary_path.exists() else None
@@ -58,6 +59,12 @@ def describe_decision(decision: dict[str, Any]) -> str:
     return f"stop ({decision['reason']})" + (
         f": {decision['message']}" if decision["message"] else ""
     )
+
+
+def _target(element: dict[str, Any]) -> str:
+    """``[12] button "Save" in "Alice Chen"``: the element as the page showed it."""
+    context = f' in "{element["context"]}"' if element.get("context") else ""
+    return f'[{element["id"]}] {element["role"]} "{element["name"]}"{context}'
 
 
 def _call_line(action: dict[str, Any]) -> str:
