@@ -115,6 +115,10 @@ def test_tools_act_through_the_page_and_errors_carry_the_page_reason(
         assert typed.error is None
         assert "value [" in typed.text and '"Job title": "Software Engineer" -> "CTO"' in typed.text
         assert typed.value["kinds"] == ["value_change"]
+        unknown = _call(browser, session, "input", ref=one(obs, "API token").id, text="{{NOPE}}")
+        assert unknown.error is not None and unknown.error.reason == "invalid_option"
+        assert "no secret named NOPE for {{NOPE}}; secrets: none were given" in unknown.text
+        assert page.playwright.evaluate("document.getElementById('token').value") == ""
         refused = _call(browser, session, "click", ref=one(obs, "Archive").id)
         assert refused.error is not None and refused.error.reason == "disabled"
         found = _call(browser, session, "find_element", query="the Save button")
