@@ -8,8 +8,10 @@ STAMP := $(VENV)/.installed
 demo: setup
 	$(VENV)/bin/pagesight observe src/pagesight/demo/sample.html
 
+# In parallel, one Chromium per worker; a module's tests stay on one worker so its shared
+# fixtures (a CLI run, a browser of its own) start once.
 test: setup lint
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --maxprocesses 4 --dist loadscope
 
 lint: setup
 	$(VENV)/bin/ruff check .

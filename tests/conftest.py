@@ -20,18 +20,22 @@ Two paths are answered by code rather than from the folder (for the action tests
 * ``/download/<name>`` -> a small text file (``DOWNLOAD_BODY``) sent with
   ``Content-Disposition: attachment; filename="<name>"``
 * ``/slow?ms=N``       -> ``{"slept_ms": N}`` (JSON), sent after N milliseconds (at most 10 s)
+
+``closed_port`` is a 127.0.0.1 port where nothing answers: a connection to it is refused at
+once. The suite runs in parallel (pytest-xdist), so every port is bound by whoever uses it and
+held for as long as it is needed — never looked up free, released, then bound again.
 """
 
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from collections.abc import Iterator
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from socket import socket
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -86,7 +90,9 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
-    def handle_error(self, request: socket | tuple[bytes, socket], client_address: Any) -> None:
+    def handle_error(
+        self, request: socket.socket | tuple[bytes, socket.socket], client_address: Any
+    ) -> None:
         # The browser routinely drops connections (navigation, page close); don't print those.
         pass
 
@@ -154,6 +160,16 @@ def other_origin() -> Iterator[StaticServer]:
     srv = StaticServer("localhost")
     yield srv
     srv.close()
+
+
+@pytest.fixture(scope="session")
+def closed_port() -> Iterator[int]:
+    """A 127.0.0.1 port that refuses connections: bound by this socket for the whole session
+    but never listening, so no other test or process can take it meanwhile."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        yield port
 
 
 @pytest.fixture(scope="session")

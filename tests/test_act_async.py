@@ -26,7 +26,9 @@ def test_async_act_with_a_launch_dialog_policy(server: StaticServer) -> None:
             return typed, confirmed, name, status
 
     typed, confirmed, name, status = asyncio.run(scenario())
-    assert typed.ok and "value_change" in typed.kinds
+    assert typed.kinds == ("dom_change", "value_change")
+    ((before, after),) = typed.values
+    assert (before.value, after.value) == ("Ada", "Grace")
     assert name == "Grace"
     assert "dialog" in confirmed.kinds and confirmed.dialogs[0].accepted
     assert status == "confirmed"

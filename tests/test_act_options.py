@@ -57,8 +57,17 @@ def test_an_unknown_action_lists_what_the_element_accepts(page: Any, server: Sta
 def test_keys_and_chords_that_are_accepted(page: Any, server: StaticServer) -> None:
     page.playwright.goto(server.url("act-keys.html"))
     field = one(page.observe(), "Note", "textbox")
-    for key in ("a", "Enter", "Shift+ArrowLeft", "Control+Shift+KeyZ", "F5", "Control++"):
-        page.act(field.id, "press_key", key=key, wait=0)
+    keys = ("a", "Enter", "Shift+ArrowLeft", "Control+Shift+KeyZ", "F5", "Control++")
+    effects = [page.act(field.id, "press_key", key=key, wait=0) for key in keys]
+    # Each reached the page as the key and modifiers named (the page logs every keydown).
+    assert page.playwright.evaluate("window.keys") == [
+        "a", "Enter", "Shift+ArrowLeft", "Control+Shift+Z", "F5", "Control++",
+    ]  # fmt: skip
+    # The letter was typed into the field (where the caret was), and the Effect says so.
+    ((before, after),) = effects[0].values
+    assert (before.id, before.value) == (field.id, "draft text")
+    assert after.value is not None and sorted(after.value) == sorted("draft text" + "a")
+    assert page.playwright.evaluate("document.getElementById('note').value") == after.value
 
 
 def test_a_malformed_batch_runs_nothing(page: Any, server: StaticServer) -> None:

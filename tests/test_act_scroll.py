@@ -26,7 +26,8 @@ def test_a_button_below_the_fold_is_scrolled_into_view_and_clicked(
     more = one(obs, "Load more", "button")
     assert more.offscreen
     eff = page.act(more.id, "click")
-    assert eff.ok
+    assert eff.kinds == ("dom_change",)
+    assert (eff.texts_added, eff.texts_removed) == (("1 loaded",), ("0 loaded",))
     assert _js(page, "window.loaded") == 1
     assert _js(page, "window.scrollY") > 0
     assert not eff.observation.element(more.id).offscreen
@@ -38,7 +39,8 @@ def test_scrolling_the_page_by_one_screen(page: Any, server: StaticServer) -> No
     assert chapter2.offscreen
     screen = _js(page, "window.innerHeight")
     eff = page.act(None, "scroll", direction="down")
-    assert eff.ok and eff.scrolled is not None
+    assert eff.kinds == ("dom_change",)  # what came into view
+    assert eff.scrolled is not None
     dx, dy = eff.scrolled
     assert dx == 0 and screen / 2 <= dy <= screen
     assert _js(page, "window.scrollY") == dy
@@ -56,8 +58,8 @@ def test_scrolling_a_scroll_container(page: Any, server: StaticServer) -> None:
     message10 = one(obs, "Message 10", "button")
     assert message10.offscreen and message10.scroll_container == inbox.id
     eff = page.act(inbox.id, "scroll", direction="down")
-    assert eff.ok and eff.scrolled is not None
-    assert eff.scrolled[1] > 0
+    assert eff.kinds == ("dom_change",)
+    assert eff.scrolled is not None and eff.scrolled[0] == 0 and eff.scrolled[1] > 0
     assert _js(page, "document.getElementById('inbox').scrollTop") == eff.scrolled[1]
     assert _js(page, "window.scrollY") == 0  # the page itself did not move
     assert not eff.observation.element(message10.id).offscreen
@@ -69,8 +71,9 @@ def test_scrolling_to_an_element(page: Any, server: StaticServer) -> None:
     chapter4 = one(obs, "Chapter 4 notes", "link")
     assert chapter4.offscreen
     eff = page.act(chapter4.id, "scroll")
-    assert eff.ok and eff.scrolled is not None and eff.scrolled[1] > 0
-    assert _js(page, "window.scrollY") > 0
+    assert eff.kinds == ("dom_change",)
+    assert eff.scrolled is not None and eff.scrolled[1] > 0
+    assert _js(page, "window.scrollY") == eff.scrolled[1]
     assert not eff.observation.element(chapter4.id).offscreen
     assert page.url == start  # scrolled to, not clicked
 

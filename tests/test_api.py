@@ -6,7 +6,6 @@ import asyncio
 import inspect
 import json
 import re
-import socket
 import threading
 import urllib.request
 from types import ModuleType
@@ -33,13 +32,6 @@ from pagesight import (
 from pagesight.aio import AsyncBrowser, AsyncPage
 
 CARD_OWNERS = ("Alice Chen", "Bob Martin", "Carla Diaz", "Dev Patel", "Emma Schulz")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 def _element(obs: Observation, name: str, role: str) -> Any:
@@ -200,8 +192,8 @@ def test_connect_sees_and_observes_a_tab_of_another_client(
             other.close()
 
 
-def test_connect_to_nothing_raises_connect_error() -> None:
-    dead = f"http://127.0.0.1:{_free_port()}"
+def test_connect_to_nothing_raises_connect_error(closed_port: int) -> None:
+    dead = f"http://127.0.0.1:{closed_port}"
     with pytest.raises(ConnectError, match="no browser answers") as info:
         Browser.connect(dead)
     assert info.value.exit_code == 2
@@ -209,13 +201,15 @@ def test_connect_to_nothing_raises_connect_error() -> None:
         Browser.connect("127.0.0.1:9222")  # not a URL
 
 
-def test_open_bad_input_raises_and_leaves_no_tab(browser: Browser, server: StaticServer) -> None:
+def test_open_bad_input_raises_and_leaves_no_tab(
+    browser: Browser, server: StaticServer, closed_port: int
+) -> None:
     before = _page_target_urls(browser.cdp_url)
     with pytest.raises(UnsupportedURL, match="ftp"):
         browser.open("ftp://127.0.0.1/form.html")
     with pytest.raises(UnsupportedURL, match="no-such-page"):
         browser.open("tests/pages/no-such-page.html")
-    dead = f"http://127.0.0.1:{_free_port()}/"
+    dead = f"http://127.0.0.1:{closed_port}/"
     with pytest.raises(NavigationError, match=re.escape(dead)) as info:
         browser.open(dead)
     assert info.value.exit_code == 2

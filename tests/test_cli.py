@@ -12,7 +12,6 @@ import io
 import json
 import os
 import re
-import socket
 import subprocess
 import sys
 import urllib.request
@@ -32,14 +31,6 @@ FORM_TITLE = "Contact us · Helio Support"
 # An outline line of an element: "[12] button ..." after any indent.
 ELEMENT_LINE = re.compile(r"^\s*\[(\d+)\] [a-z]")
 BOUNDS = re.compile(r" @-?\d+,-?\d+ \d+x\d+$")
-
-
-def _free_port() -> int:
-    """A 127.0.0.1 port with nothing listening (bound once by us, then released)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 def _start(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
@@ -256,12 +247,12 @@ Run = tuple[subprocess.Popen[str], tuple[str, ...]]
 
 
 @pytest.fixture(scope="module")
-def bad_runs(server: StaticServer) -> Iterator[dict[str, Run]]:
+def bad_runs(server: StaticServer, closed_port: int) -> Iterator[dict[str, Run]]:
     """Every bad-input run and what its message must name, all started at once (most would
     otherwise start a Chromium in turn)."""
     form = server.url("form.html")
-    dead_url = f"http://127.0.0.1:{_free_port()}/"
-    dead_cdp = f"http://127.0.0.1:{_free_port()}"
+    dead_url = f"http://127.0.0.1:{closed_port}/"
+    dead_cdp = f"http://127.0.0.1:{closed_port}"
     runs: dict[str, Run] = {
         "unreachable URL": (_start("observe", dead_url), (dead_url,)),
         "unsupported scheme": (_start("observe", "ftp://127.0.0.1/form.html"), ("'ftp'",)),

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -305,10 +304,8 @@ def test_busy_renderer_fails_the_observation_instead_of_hanging(server: StaticSe
         try:
             page = await asyncio.wait_for(browser.open(url), 20)
             await asyncio.sleep(0.3)  # the loop starts 50 ms after load
-            start = time.monotonic()
             with pytest.raises(PageUnresponsive):
                 await asyncio.wait_for(page.observe(timeout=3), 20)  # a hang fails, not blocks
-            assert time.monotonic() - start < 10
         finally:
             await asyncio.wait_for(browser.close(), 20)
 

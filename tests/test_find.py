@@ -17,17 +17,33 @@ from pagesight import Browser, Element, InvalidOption, Match, Observation, Page
 from pagesight.aio import AsyncBrowser
 from pagesight.observe.find import Index, Query, score
 
-QUERIES: list[dict[str, Any]] = json.loads(
-    (Path(__file__).parent / "find_queries.json").read_text(encoding="utf-8")
-)["queries"]
-ACCURACY = 0.95
+
+def _load(name: str) -> list[dict[str, Any]]:
+    queries: list[dict[str, Any]] = json.loads(
+        (Path(__file__).parent / name).read_text(encoding="utf-8")
+    )["queries"]
+    return queries
+
+
+# The set the weights were tuned on: it checks that nothing learnt is lost, but it cannot
+# say how well find does on pages and words it has not seen.
+QUERIES = _load("find_queries.json")
+TUNED_ACCURACY = 0.95
+# The gate: new pages and phrasings written without reading the scorer, never tuned on.
+HELD_OUT = _load("find_heldout.json")
+# Measured when the set was written, the scorer untouched: 92.4% (121 of 131; the ten misses are
+# paraphrases with no word of the name, "Search mail" on both a button and a field, a word
+# shared by two names, and identical buttons told apart only by their card). The gate sits
+# just under that figure: losing one more query fails. Raise it when find gets better on
+# pages it was not tuned on, never by tuning on these queries.
+HELD_OUT_ACCURACY = 0.92
 
 
 @pytest.fixture(scope="module")
 def observed(browser: Browser, server: StaticServer) -> dict[str, Observation]:
-    """Each page of the query set, observed once with selectors."""
+    """Each page of both query sets, observed once with selectors."""
     out: dict[str, Observation] = {}
-    for name in sorted({q["page"] for q in QUERIES}):
+    for name in sorted({q["page"] for q in QUERIES + HELD_OUT}):
         page = browser.open(server.url(name))
         out[name] = page.observe(include={"selector"}, wait=0)
         page.close()
@@ -44,6 +60,25 @@ def _expected(obs: Observation, expect: dict[str, str]) -> list[Element]:
     ]
 
 
+def top1_accuracy(
+    observed: dict[str, Observation], queries: list[dict[str, Any]]
+) -> tuple[float, list[str]]:
+    """The share of queries whose first match is the labelled element, and a line per miss."""
+    misses: list[str] = []
+    for q in queries:
+        obs = observed[q["page"]]
+        (want,) = _expected(obs, q["expect"])
+        got = obs.find(q["query"], top=3)
+        if not got or got[0].element.id != want.id:
+            ranked = "; ".join(f"{m.element.role} {m.element.name!r} {m.score:g}" for m in got)
+            wanted = next((m.score for m in obs.find(q["query"], top=500) if m.element == want), 0)
+            misses.append(
+                f"MISS {q['page']} {q['query']!r} ({q['kind']}): wanted {want.role} "
+                f"{want.name!r} (score {wanted:g}), got {ranked or 'nothing'}"
+            )
+    return 1 - len(misses) / len(queries), misses
+
+
 def test_the_query_set_is_broad_enough() -> None:
     assert len(QUERIES) >= 80
     assert len({q["page"] for q in QUERIES}) >= 6
@@ -56,35 +91,44 @@ def test_the_query_set_is_broad_enough() -> None:
     assert any(any(0xFF01 <= ord(c) <= 0xFF5E for c in q["query"]) for q in QUERIES)
 
 
-def test_every_label_names_exactly_one_element(observed: dict[str, Observation]) -> None:
+@pytest.mark.parametrize("queries", [QUERIES, HELD_OUT], ids=["tuned", "held-out"])
+def test_every_label_names_exactly_one_element(
+    observed: dict[str, Observation], queries: list[dict[str, Any]]
+) -> None:
     bad = [
         f"{q['page']} {q['query']!r}: {len(found)} elements match {q['expect']}"
-        for q in QUERIES
+        for q in queries
         if len(found := _expected(observed[q["page"]], q["expect"])) != 1
     ]
     assert not bad, "\n".join(bad)
 
 
-def test_top1_accuracy_over_the_query_set(
-    observed: dict[str, Observation], capsys: pytest.CaptureFixture[str]
+def test_the_held_out_set_is_new_pages_and_words_in_four_languages() -> None:
+    assert len(HELD_OUT) >= 80
+    pages = {q["page"] for q in HELD_OUT}
+    assert len(pages) >= 3 and not pages & {q["page"] for q in QUERIES}
+    scripts = {"Han": (0x4E00, 0x9FFF), "kana": (0x3040, 0x30FF), "Hangul": (0xAC00, 0xD7AF)}
+    for script, (lo, hi) in scripts.items():
+        assert sum(any(lo <= ord(c) <= hi for c in q["query"]) for q in HELD_OUT) >= 15, script
+    assert sum(q["query"].isascii() for q in HELD_OUT) >= 15
+
+
+@pytest.mark.parametrize(
+    ("queries", "gate"),
+    [(QUERIES, TUNED_ACCURACY), (HELD_OUT, HELD_OUT_ACCURACY)],
+    ids=["tuned", "held-out"],
+)
+def test_top1_accuracy(
+    observed: dict[str, Observation],
+    capsys: pytest.CaptureFixture[str],
+    queries: list[dict[str, Any]],
+    gate: float,
 ) -> None:
-    misses: list[str] = []
-    for q in QUERIES:
-        obs = observed[q["page"]]
-        (want,) = _expected(obs, q["expect"])
-        got = obs.find(q["query"], top=3)
-        if not got or got[0].element.id != want.id:
-            ranked = "; ".join(f"{m.element.role} {m.element.name!r} {m.score:g}" for m in got)
-            wanted = next((m.score for m in obs.find(q["query"], top=500) if m.element == want), 0)
-            misses.append(
-                f"MISS {q['page']} {q['query']!r} ({q['kind']}): wanted {want.role} "
-                f"{want.name!r} (score {wanted:g}), got {ranked or 'nothing'}"
-            )
-    accuracy = 1 - len(misses) / len(QUERIES)
-    report = "\n".join([f"top-1 accuracy {accuracy:.1%} over {len(QUERIES)} queries", *misses])
+    accuracy, misses = top1_accuracy(observed, queries)
+    report = "\n".join([f"top-1 accuracy {accuracy:.1%} over {len(queries)} queries", *misses])
     with capsys.disabled():  # every miss is printed, pass or fail
         print("\n" + report)
-    assert accuracy >= ACCURACY, report
+    assert accuracy >= gate, report
 
 
 def test_the_index_agrees_with_plain_scoring_on_every_page(

@@ -22,6 +22,21 @@ from pagesight.observe.tooltext import find_element, page_perceive
 REPO = Path(__file__).resolve().parent.parent
 
 
+# What "搜索框" (search box) matches on find-zh-portal.html, counted from the page: the two
+# fields whose placeholder says 搜索 (search), then every other field a box (框) can name by
+# its role: the user name, password, captcha and comment fields and the city select. Not the
+# links, buttons or the checkbox.
+SEARCH_BOX_MATCHES = (
+    "搜索你感兴趣的内容",
+    "站内搜索",
+    "用户名",
+    "密码",
+    "请输入验证码",
+    "写下你的评论…",
+    "所在城市",
+)
+
+
 @pytest.fixture(scope="module")
 def portal(browser: Browser, server: StaticServer) -> Observation:
     page = browser.open(server.url("find-zh-portal.html"))
@@ -48,8 +63,7 @@ def many(browser: Browser) -> Observation:
 def test_find_element_shows_the_best_match_then_the_runners_up(portal: Observation) -> None:
     text = find_element(portal, "搜索框", top=3)
     head, best, second, third = text.split("\n")
-    total = len(portal.find("搜索框", top=len(portal.elements)))
-    assert head == f'query: "搜索框"   matches: {total}'
+    assert head == f'query: "搜索框"   matches: {len(SEARCH_BOX_MATCHES)}'
     assert re.fullmatch(
         r'best   \[\d+\] #kw\s+textbox "搜索你感兴趣的内容" <input id="kw" name="wd" type="text" '
         r'placeholder="搜索你感兴趣的内容">\s+score 12',
@@ -59,6 +73,13 @@ def test_find_element_shows_the_best_match_then_the_runners_up(portal: Observati
     assert second.endswith("score 12") and "站内搜索" in second  # a tie, in document order
     # Columns line up, so a model (or a person) reads them as a table.
     assert best.index("score") == second.index("score") == third.index("score")
+
+
+def test_find_element_counts_every_match_and_lists_them(portal: Observation) -> None:
+    lines = find_element(portal, "搜索框", top=20).split("\n")
+    assert lines[0] == f'query: "搜索框"   matches: {len(SEARCH_BOX_MATCHES)}'
+    listed = [re.findall(r'\w+ "([^"]+)" <', line)[0] for line in lines[1:]]  # role "name" <tag
+    assert sorted(listed) == sorted(SEARCH_BOX_MATCHES)
 
 
 def test_find_element_in_chinese(portal: Observation) -> None:
@@ -148,7 +169,7 @@ def test_cli_find_prints_the_find_element_text(
     out = _run_main("find", server.url("find-zh-portal.html"), "搜索框", "--top", "2",
                     "--cdp-url", browser.cdp_url)  # fmt: skip
     lines = out.rstrip("\n").split("\n")
-    assert lines[0] == f'query: "搜索框"   matches: {len(portal.find("搜索框", top=99))}'
+    assert lines[0] == f'query: "搜索框"   matches: {len(SEARCH_BOX_MATCHES)}'
     assert len(lines) == 3 and lines[1].startswith("best   [") and "#kw" in lines[1]
 
 
@@ -184,12 +205,12 @@ FAILURES = {
 
 
 @pytest.fixture(scope="module")
-def failing_runs(server: StaticServer) -> Iterator[dict[str, subprocess.Popen[str]]]:
+def failing_runs(
+    server: StaticServer, closed_port: int
+) -> Iterator[dict[str, subprocess.Popen[str]]]:
     """Every failing run, started at once (two of them start a Chromium)."""
     page = server.url("find-en-shop.html")
-    with contextlib.closing(__import__("socket").socket()) as sock:
-        sock.bind(("127.0.0.1", 0))
-        dead = f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    dead = f"http://127.0.0.1:{closed_port}/"
     runs = {
         "empty query": _start("find", page, "  "),
         "--top 0": _start("find", page, "save", "--top", "0"),

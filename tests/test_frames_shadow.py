@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import socket
+import time
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -54,16 +55,19 @@ def test_open_and_closed_shadow_roots_and_slots(
     page.close()
 
 
-def test_closed_shadow_root_of_a_page_loaded_before_attaching(server: StaticServer) -> None:
+def test_closed_shadow_root_of_a_page_loaded_before_attaching(
+    server: StaticServer, tmp_path: Path
+) -> None:
     """A page opened by another client before pagesight attached: CDP finds its closed root."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
     with sync_playwright() as pw:
-        other = pw.chromium.launch(
+        # Port 0: Chromium binds a free port itself and writes it into the profile, so tests
+        # running in parallel never race for one.
+        other = pw.chromium.launch_persistent_context(
+            tmp_path / "profile",
             executable_path=find_chromium(),
-            args=[f"--remote-debugging-port={port}", *QUIET_FLAGS],
+            args=["--remote-debugging-port=0", *QUIET_FLAGS],
         )
+        port = _devtools_port(tmp_path / "profile")
         theirs = other.new_page()
         theirs.goto(server.url("shadow.html"))
         with Browser.connect(f"http://127.0.0.1:{port}") as attached:
@@ -78,6 +82,16 @@ def test_closed_shadow_root_of_a_page_loaded_before_attaching(server: StaticServ
             one(obs, "Closed shadow button", "button")
         assert not theirs.is_closed()
         other.close()
+
+
+def _devtools_port(profile: Path) -> str:
+    """The port Chromium chose for ``--remote-debugging-port=0`` (it writes it at start-up)."""
+    written = profile / "DevToolsActivePort"
+    for _ in range(100):
+        if written.is_file() and written.read_text().strip():
+            return written.read_text().splitlines()[0]
+        time.sleep(0.05)
+    raise AssertionError(f"Chromium wrote no {written}")
 
 
 def test_a_tab_that_loads_the_frames_page_again_still_walks_its_frames(

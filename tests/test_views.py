@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from conftest import StaticServer
-from pagesight import Browser, Page
+from pagesight import Browser, Observation, Page
 from support import one
 
 ARTICLE = """
@@ -23,6 +23,15 @@ def _article(page: Page, paragraphs: int = 30) -> None:
         for i in range(paragraphs)
     )
     page.playwright.set_content(ARTICLE.format(paragraphs=body))
+
+
+def _controls_read(obs: Observation) -> list[str]:
+    """Each control as the text a model reads names it (``[7] button "Subscribe"``); every
+    element of the observation must be there."""
+    text = obs.text()
+    named = [f'[{e.id}] {e.role} "{e.name}"' for e in obs.elements]
+    assert all(n in text for n in named), [n for n in named if n not in text]
+    return named
 
 
 def test_interactive_view_lists_only_what_can_be_acted_on(
@@ -84,7 +93,8 @@ def test_max_tokens_keeps_every_control_and_says_what_it_cut(page: Page) -> None
     assert full.tokens > budget * 4
     small = page.observe(max_tokens=budget)
     assert small.tokens <= budget
-    assert [e.id for e in small.elements] == [e.id for e in full.elements]
+    # The text the model reads still holds every control, each on its own line as in full.
+    assert _controls_read(small) == _controls_read(full)
     assert "cut to fit 250 tokens" in small.text().splitlines()[-1]
     # Top-level headings outlive paragraphs and deeper headings.
     assert 'h1 "Release notes"' in small.text()
@@ -98,8 +108,10 @@ def test_max_tokens_keeps_every_control_and_says_what_it_cut(page: Page) -> None
 
 def test_max_tokens_below_the_controls_alone_keeps_them_and_says_so(page: Page) -> None:
     _article(page, paragraphs=2)
+    full = page.observe()
     obs = page.observe(max_tokens=5)
-    assert {e.name for e in obs.elements} >= {"Home", "Pricing", "Email", "Subscribe"}
+    assert _controls_read(obs) == _controls_read(full)
+    assert len(_controls_read(obs)) == 4  # Home, Pricing, Email, Subscribe
     assert "alone exceed 5 tokens" in obs.text()
 
 

@@ -104,11 +104,8 @@ def test_an_api_key_is_sent_and_checked(screenshot: bytes) -> None:
         assert "screenshot" in client.caption(screenshot)
 
 
-def test_a_server_that_is_not_running(screenshot: bytes) -> None:
-    with socket.socket() as sock:  # a port that was free a moment ago, now closed
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    client = VlmClient(base_url=f"http://127.0.0.1:{port}", model=MODEL)
+def test_a_server_that_is_not_running(screenshot: bytes, closed_port: int) -> None:
+    client = VlmClient(base_url=f"http://127.0.0.1:{closed_port}", model=MODEL)
     with pytest.raises(VisionModelError, match=r"no vision model answers at http://127\.0\.0\.1"):
         client.caption(screenshot)
 

@@ -1,5 +1,6 @@
 """The ``pagesight`` command: parse, call the public API, print. Exit 2 for bad input, 1 for a
-runtime failure, always with one line on stderr and never a traceback."""
+runtime failure, each with one line on stderr and no traceback; anything not a pagesight error
+is a bug in pagesight, and keeps its traceback for the report."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from pagesight.errors import InvalidOption, PagesightError
+from pagesight.errors import InvalidOption, PagesightError, RuntimeFailure
 
 if TYPE_CHECKING:  # the CLI imports the browser only once its arguments are checked
     from pagesight import Page
@@ -139,13 +140,23 @@ def _observe(args: argparse.Namespace) -> str:
             mode=args.mode,
         )
         if shot is not None:
-            png = page.screenshot(marks=args.marks, observation=obs)
-            partial = shot.with_name(shot.name + ".part")
-            partial.write_bytes(png)
-            partial.replace(shot)  # a whole picture or none, never half of one
+            _save(page.screenshot(marks=args.marks, observation=obs), shot)
     if args.format == "json":
         return obs.to_json(indent=2)
     return obs.text(args.format)
+
+
+def _save(png: bytes, shot: Path) -> None:
+    """Write the screenshot whole or not at all, never half of one."""
+    partial = shot.with_name(shot.name + ".part")
+    try:
+        partial.write_bytes(png)
+        partial.replace(shot)
+    except OSError as exc:  # a full disk, a folder of that name, no permission
+        partial.unlink(missing_ok=True)
+        raise RuntimeFailure(
+            f"could not write the screenshot to {shot}: {exc.strerror or exc}"
+        ) from exc
 
 
 def _screenshot_path(value: str | None, *, marks: bool) -> Path | None:
@@ -160,14 +171,11 @@ def _screenshot_path(value: str | None, *, marks: bool) -> Path | None:
 
 
 def _find(args: argparse.Namespace) -> str:
-    from pagesight.observe.find import check_query, normalise
+    from pagesight.observe.find import check_query
     from pagesight.observe.observation import check_options
     from pagesight.observe.tooltext import find_element
 
-    # Before a browser starts: bad input fails fast.
-    if not normalise(args.query):
-        raise ValueError("QUERY must name something to look for")
-    check_query(args.query, args.top)
+    check_query(args.query, args.top)  # before a browser starts: bad input fails fast
     check_options(
         view="full",
         include=(),
@@ -195,27 +203,29 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+_POSITIONAL = {"query": "QUERY", "url": "URL"}
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    # A terminated CLI still closes its browser and removes its profile, as on Ctrl-C.
-    signal.signal(signal.SIGTERM, _interrupt)
+    # A terminated CLI still closes its browser and removes its profile, as on Ctrl-C; the
+    # handler is the process's, so a program calling main() gets its own back afterwards.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         output = _find(args) if args.command == "find" else _observe(args)
     except InvalidOption as exc:
-        print(f"pagesight: --{exc.option.replace('_', '-')}: {exc}", file=sys.stderr)
+        flag = _POSITIONAL.get(exc.option, f"--{exc.option.replace('_', '-')}")
+        print(f"pagesight: {flag}: {exc}", file=sys.stderr)
         return exc.exit_code
     except PagesightError as exc:
         print(f"pagesight: {exc}", file=sys.stderr)
         return exc.exit_code
-    except ValueError as exc:
-        print(f"pagesight: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:  # the screenshot could not be written
-        print(f"pagesight: {exc.strerror or exc}: {exc.filename}", file=sys.stderr)
-        return 1
     except KeyboardInterrupt:
         print("pagesight: interrupted", file=sys.stderr)
         return 130
+    finally:
+        if previous is not None:  # None: a handler not set from Python, which we cannot restore
+            signal.signal(signal.SIGTERM, previous)
     print(output)
     return 0
 

@@ -12,7 +12,7 @@
     │   │   └── StaleElement       an element id whose element is gone (observe again)
     │   └── BrowserClosed          a call on a Browser (or its pages) after close()
     ├── SetupError        (2)      the machine lacks something: install it
-    │   ├── BrowserNotFound        no Chromium executable was found
+    │   ├── BrowserNotFound        no Chromium executable was found, or it would not run
     │   └── OcrNotFound            the tesseract binary or one of its language packs is missing
     └── RuntimeFailure    (1)      the browser failed underneath us: retry or report
         ├── PageCrashed            the page's renderer crashed or the tab was closed
@@ -22,12 +22,23 @@
         └── VisionModelError       a vision-language model did not answer usably
 
 Playwright and CDP errors are translated once, where pagesight calls them, with
-``raise … from exc`` so the original stays attached.
+``raise … from exc`` so the original stays attached; :func:`first_line` is how a foreign
+message is quoted in ours.
 """
 
 from __future__ import annotations
 
 from typing import Literal
+
+
+def first_line(exc: BaseException | str) -> str:
+    """The first non-blank line of an error's message (Playwright appends a call log), or the
+    error's type name when it has no message at all."""
+    text = exc if isinstance(exc, str) else str(exc)
+    for line in text.splitlines():
+        if line.strip():
+            return line.strip()
+    return "no message" if isinstance(exc, str) else type(exc).__name__
 
 
 class PagesightError(Exception):
@@ -117,7 +128,7 @@ class SetupError(PagesightError):
 
 
 class BrowserNotFound(SetupError):
-    """No Chromium executable could be found."""
+    """No Chromium executable could be found, or the one given would not run."""
 
 
 class RuntimeFailure(PagesightError):

@@ -23,7 +23,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
 from pagesight.act.effect import Dialog, Download
-from pagesight.errors import InvalidOption
+from pagesight.errors import InvalidOption, first_line
 
 Answer = Literal["accept", "dismiss"]
 _ANSWERS = ("accept", "dismiss")
@@ -170,7 +170,7 @@ async def _save(download: PlaywrightDownload, folder: Path, timeout: float) -> D
     except TimeoutError:
         failure = f"not finished within {timeout:g} s"
     except PlaywrightError as exc:
-        failure = str(exc).strip().splitlines()[0]
+        failure = first_line(exc)
     if failure is not None:
         target.unlink(missing_ok=True)
         return Download(filename=name, path=None, url=download.url, error=failure)

@@ -72,7 +72,9 @@ _NAMED_KEYS = frozenset(
 )  # fmt: skip
 _CHOOSER_OPENERS = frozenset({"button", "link", "clickable", "a", "label"})
 """What a click may open a file chooser from, when no file input is known beside it."""
-_CODE_KEY = re.compile(r"F([1-9]|1[0-9]|2[0-4])|Key[A-Z]|Digit[0-9]|Numpad[0-9]")
+# F1-F12 only: Playwright's keyboard (the US layout) has no F13-F24, and would fail on them
+# after the page had been touched.
+_CODE_KEY = re.compile(r"F([1-9]|1[0-2])|Key[A-Z]|Digit[0-9]|Numpad[0-9]")
 _LINE_BREAK = re.compile(r"\r\n?|\n")
 POPUP_WAIT_S = 2.0
 _HAS_FOCUS = """(el) => {
@@ -252,8 +254,8 @@ def check_key(key: str) -> None:
     if bad or not known:
         raise InvalidOption(
             "key",
-            f"unknown key {key!r}; use a key name such as Enter, Tab, Escape, ArrowDown, a "
-            "single character, or a chord such as Control+A",
+            f"unknown key {key!r}; use a key name such as Enter, Tab, Escape, ArrowDown, F1 to "
+            "F12, a single character, or a chord such as Control+A",
         )
 
 

@@ -4,6 +4,7 @@ An id names (walker document, local id). The document is found among the page's 
 walker token it carries, and the element by the walker's own WeakMap, so an id whose element
 was removed — or whose document was replaced, even by one with an element of the same local id
 — resolves to nothing and the action fails with ``stale_id`` rather than landing elsewhere.
+A tab closed or crashed meanwhile is not a stale id: it is :class:`PageCrashed`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from playwright.async_api import ElementHandle, Frame
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
-from pagesight.errors import StaleElement
+from pagesight.errors import PageCrashed, StaleElement
 from pagesight.observe.capture import WALKER, element_expression
 from pagesight.observe.ids import IdRegistry
 
@@ -42,9 +43,27 @@ class Resolver:
         self._page = page
         self._ids = ids
         self._frames: dict[str, Frame] = {}
+        self._crashed = False  # Playwright says only "Target crashed", in an untyped Error
+        page.on("crash", self._on_crash)
+
+    def _on_crash(self, _page: PlaywrightPage) -> None:
+        self._crashed = True
+
+    def _gone(self) -> PageCrashed | None:
+        """The error for a tab that is no more, if it is no more (else a failure means only
+        that a frame navigated or was detached: its elements are stale)."""
+        if self._crashed:
+            return PageCrashed(f"the renderer of {self._page.url} crashed; open a new page")
+        if self._page.is_closed():
+            return PageCrashed("the page was closed; open a new page")
+        return None
 
     async def element(self, element_id: int) -> ElementHandle:
-        """The element behind ``element_id`` now; :class:`StaleElement` if it is gone."""
+        """The element behind ``element_id`` now; :class:`StaleElement` if it is gone,
+        :class:`PageCrashed` if its tab is."""
+        gone = self._gone()
+        if gone is not None:
+            raise gone
         ref = self._ids.locate(element_id)
         if ref is None:
             raise StaleElement(
@@ -57,7 +76,10 @@ class Resolver:
             expression = f"() => {element_expression(ref.document, ref.local_id)}"
             try:
                 found = await frame.evaluate_handle(expression)
-            except PlaywrightError:
+            except PlaywrightError as exc:
+                gone = self._gone()
+                if gone is not None:
+                    raise gone from exc
                 found = None  # the frame navigated away or was detached meanwhile
             handle = found.as_element() if found is not None else None
             if handle is None and found is not None:
@@ -76,14 +98,16 @@ class Resolver:
             return frame
         # Ask every frame which walker document it shows; a handful of frames, asked at once.
         frames = self._page.frames
-        tokens = await asyncio.gather(*(_token(f) for f in frames))
+        tokens = await asyncio.gather(*(self._token(f) for f in frames))
         self._frames = {t: f for t, f in zip(tokens, frames, strict=True) if t is not None}
         return self._frames.get(document)
 
-
-async def _token(frame: Frame) -> str | None:
-    try:
-        token: Any = await frame.evaluate(_TOKEN)
-    except PlaywrightError:
-        return None
-    return token if isinstance(token, str) else None
+    async def _token(self, frame: Frame) -> str | None:
+        try:
+            token: Any = await frame.evaluate(_TOKEN)
+        except PlaywrightError as exc:
+            gone = self._gone()
+            if gone is not None:
+                raise gone from exc
+            return None  # a frame navigating or detached shows no walker document now
+        return token if isinstance(token, str) else None

@@ -5,10 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import tempfile
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -29,6 +26,7 @@ from pagesight.errors import (
     ConnectError,
     InvalidOption,
     RuntimeFailure,
+    first_line,
 )
 from pagesight.observe.capture import script
 from pagesight.observe.ids import IdRegistry
@@ -143,35 +141,45 @@ class AsyncBrowser:
         with its own Playwright can observe that same page. Closing only disconnects. The
         other options are those of :meth:`launch`.
         """
-        ws_url = await asyncio.to_thread(_websocket_url, cdp_url)
-        return await cls._attach(ws_url, None, _Options(dialogs, downloads, ocr, vision_model))
+        parts = urlsplit(cdp_url)
+        if parts.scheme not in ("http", "https", "ws", "wss") or not parts.netloc:
+            raise ConnectError(f"{cdp_url!r} is not a DevTools URL such as http://127.0.0.1:9222")
+        # Playwright reads /json/version itself when given the http:// URL.
+        return await cls._attach(cdp_url, None, _Options(dialogs, downloads, ocr, vision_model))
 
     @classmethod
     async def _attach(
         cls,
-        ws_url: str,
+        endpoint: str,
         process: ChromiumProcess | None,
         options: _Options,
     ) -> AsyncBrowser:
+        """Connect Playwright to ``endpoint`` (a ws:// URL, or the http:// DevTools URL)."""
         playwright = await async_playwright().start()
         try:
             try:
-                browser = await playwright.chromium.connect_over_cdp(ws_url, timeout=30_000)
+                browser = await playwright.chromium.connect_over_cdp(endpoint, timeout=30_000)
             except PlaywrightError as exc:
-                reason = str(exc).strip().splitlines()[0]
+                reason = first_line(exc)
                 if process is None:  # a browser the caller pointed us at
-                    raise ConnectError(f"cannot attach to {ws_url}: {reason}") from exc
+                    raise ConnectError(
+                        f"no browser answers at {endpoint} ({reason}); is Chromium running "
+                        "with --remote-debugging-port?"
+                    ) from exc
                 raise RuntimeFailure(f"cannot attach to the Chromium we started: {reason}") from exc
-            context = browser.contexts[0] if browser.contexts else await browser.new_context()
-            # Hooks run before each document's own scripts: they note click listeners and
-            # closed shadow roots, which no page script could find afterwards.
-            await context.add_init_script(script("hooks.js"))
-            openings = Openings()
-            await openings.attach(browser)
+            with translate("setting up the browser"):
+                context = browser.contexts[0] if browser.contexts else await browser.new_context()
+                # Hooks run before each document's own scripts: they note click listeners and
+                # closed shadow roots, which no page script could find afterwards.
+                await context.add_init_script(script("hooks.js"))
+                openings = Openings()
+                await openings.attach(browser)
         except BaseException:
             await playwright.stop()
             raise
-        http_url = process.http_url if process else "http://" + ws_url.split("/")[2]
+        parts = urlsplit(endpoint)
+        scheme = "https" if parts.scheme in ("https", "wss") else "http"
+        http_url = process.http_url if process else f"{scheme}://{parts.netloc}"
         return cls(
             playwright=playwright,
             browser=browser,
@@ -314,25 +322,3 @@ class AsyncBrowser:
         tb: TracebackType | None,
     ) -> None:
         await self.close()
-
-
-def _websocket_url(cdp_url: str) -> str:
-    """Resolve ``http://host:port`` to the browser's websocket URL; a ws:// URL passes through."""
-    parts = urlsplit(cdp_url)
-    if parts.scheme in ("ws", "wss"):
-        return cdp_url
-    if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ConnectError(f"{cdp_url!r} is not a DevTools URL such as http://127.0.0.1:9222")
-    endpoint = f"{parts.scheme}://{parts.netloc}/json/version"
-    try:
-        with urllib.request.urlopen(endpoint, timeout=5) as reply:
-            info = json.load(reply)
-    except (urllib.error.URLError, OSError, ValueError) as exc:
-        raise ConnectError(
-            f"no browser answers at {cdp_url} ({exc}); is Chromium running with "
-            "--remote-debugging-port?"
-        ) from exc
-    ws = info.get("webSocketDebuggerUrl")
-    if not isinstance(ws, str):
-        raise ConnectError(f"{cdp_url} answered, but not like a DevTools endpoint")
-    return ws

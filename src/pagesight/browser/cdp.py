@@ -17,7 +17,7 @@ from playwright.async_api import BrowserContext, CDPSession
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
-from pagesight.errors import PageCrashed, ProtocolError
+from pagesight.errors import PageCrashed, ProtocolError, first_line
 
 
 @contextmanager
@@ -26,10 +26,11 @@ def translate(what: str = "the browser call") -> Iterator[None]:
     try:
         yield
     except TargetClosedError as exc:
-        raise PageCrashed("the page was closed or its renderer crashed") from exc
+        raise PageCrashed(
+            f"{what} failed: the page was closed or its renderer crashed; open a new page"
+        ) from exc
     except PlaywrightError as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ProtocolError(f"{what} failed: {first}") from exc
+        raise ProtocolError(f"{what} failed: {first_line(exc)}") from exc
 
 
 class CdpSession:
@@ -43,7 +44,9 @@ class CdpSession:
         self._runtime_on = False
         self.scanned_documents: set[str] = set()  # walker documents searched for closed roots
         self._targets: dict[str, CdpSession] = {}
-        self._no_target: set[Any] = set()  # frames known to live in this target's process
+        # Frames found to live in this target's process, with the URL they showed then: a frame
+        # that navigates to another site moves to a process (and target) of its own.
+        self._no_target: set[tuple[Any, str]] = set()
         self._lock = asyncio.Lock()  # frames are walked concurrently; set-up happens once
 
     @classmethod
@@ -108,18 +111,25 @@ class CdpSession:
         if frame_id in self._targets:
             return self._targets[frame_id]
         for frame in self._page.frames:
-            if frame is self._page.main_frame or frame in self._no_target:
+            key = (frame, frame.url)
+            if frame is self._page.main_frame or key in self._no_target:
                 continue
             try:
                 session = await self._context.new_cdp_session(frame)
+            except TargetClosedError as exc:
+                raise PageCrashed(
+                    "the page was closed or its renderer crashed; open a new page"
+                ) from exc
             except PlaywrightError:
-                self._no_target.add(frame)  # an in-process frame: no target of its own
+                # Playwright's way of saying the frame is part of its parent's session.
+                self._no_target.add(key)
                 continue
-            info = await session.send("Target.getTargetInfo")
+            child = CdpSession(session, context=self._context, page=self._page)
+            info = await child.send("Target.getTargetInfo")
             target_id = info["targetInfo"]["targetId"]
-            self._targets[target_id] = CdpSession(session, context=self._context, page=self._page)
+            self._targets[target_id] = child
             if target_id == frame_id:
-                return self._targets[target_id]
+                return child
         return None
 
     async def detach(self) -> None:

@@ -113,9 +113,16 @@ async def start_chromium(
         *args,
         "about:blank",
     ]
-    process = await asyncio.create_subprocess_exec(
-        *argv, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE
-    )
+    try:
+        process = await asyncio.create_subprocess_exec(
+            *argv, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE
+        )
+    except OSError as exc:  # missing, not executable, or not a program this machine runs
+        shutil.rmtree(profile, ignore_errors=True)
+        raise BrowserNotFound(
+            f"cannot run {exe} ({exc.strerror or exc}); point executable_path or "
+            "PAGESIGHT_CHROMIUM at a Chromium executable"
+        ) from exc
     assert process.stderr is not None
     seen: list[str] = []
     try:

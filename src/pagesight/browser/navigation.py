@@ -11,7 +11,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from pagesight.errors import NavigationError, PageCrashed, UnsupportedURL
+from pagesight.errors import NavigationError, PageCrashed, UnsupportedURL, first_line
 
 WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit"]
 _SCHEMES = ("http", "https", "file", "about", "data")
@@ -44,8 +44,7 @@ async def goto(
     except PlaywrightError as exc:
         if page.is_closed():
             raise PageCrashed(f"the page closed while loading {url}") from exc
-        reason = str(exc).strip().splitlines()[0]
-        raise NavigationError(f"cannot load {url}: {reason}") from exc
+        raise NavigationError(f"cannot load {url}: {first_line(exc)}") from exc
     if wait_until != "commit":
         with contextlib.suppress(PlaywrightTimeout):
             await page.wait_for_load_state(wait_until, timeout=timeout * 1000)

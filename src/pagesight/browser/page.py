@@ -49,6 +49,7 @@ from pagesight.errors import (
     PageUnresponsive,
     ProtocolError,
     StaleElement,
+    first_line,
 )
 from pagesight.observe import passes
 from pagesight.observe.blind import offers_something
@@ -353,7 +354,8 @@ class AsyncPage:
         if ref is None or channel is None:
             raise StaleElement(f"no element [{element_id}] on this page; observe again")
         try:
-            backend = await channel.resolve(ref.document, ref.local_id)
+            # Guarded: a crashed renderer never answers the DevTools call.
+            backend = await self._guarded(channel.resolve(ref.document, ref.local_id), _SLACK_S)
         except ProtocolError as exc:  # its document (and execution context) is gone
             raise StaleElement(f"element [{element_id}] is gone with its document") from exc
         if backend is None:
@@ -490,15 +492,16 @@ class AsyncPage:
         if element_id is None:
 
             async def keys_or_scroll() -> Performed:
-                return await perform(
-                    self._page,
-                    handle=None,
-                    facts={},
-                    action=action,
-                    args=args,
-                    timeout=timeout,
-                    element_id=None,
-                )
+                with translate(action):
+                    return await perform(
+                        self._page,
+                        handle=None,
+                        facts={},
+                        action=action,
+                        args=args,
+                        timeout=timeout,
+                        element_id=None,
+                    )
 
             return await self._run(action, None, keys_or_scroll, timeout=timeout)
         handle = await self._resolver.element(element_id)
@@ -550,11 +553,11 @@ class AsyncPage:
                     facts["drop"] = drop_facts["point"]
                 if problem is not None:
                     raise problem
-            if action == "click":
-                # The pointer first, so hover styles are there before the look is noted.
-                await self._page.mouse.move(facts["point"]["vx"], facts["point"]["vy"])
-                await looks.arm(handle)
             try:
+                if action == "click":
+                    # The pointer first, so hover styles are there before the look is noted.
+                    await self._page.mouse.move(facts["point"]["vx"], facts["point"]["vy"])
+                    await looks.arm(handle)
                 return await perform(
                     self._page,
                     handle=handle,
@@ -566,16 +569,18 @@ class AsyncPage:
                     session=await self._session() if action == "upload" else None,
                 )
             except PlaywrightError as exc:
+                gone = self._gone_error()
+                if gone is not None:  # the tab went, not the element
+                    raise gone from exc
                 if not await still_connected(handle):
                     raise StaleElement(
                         f"element [{element_id}] went away during the {action}; observe again",
                         element_id=element_id,
                     ) from exc
                 if action in ("input", "input_submit"):  # e.g. letters into type=number
-                    first = str(exc).strip().splitlines()[0]
                     raise ActionError(
                         "not_editable",
-                        f"[{element_id}] does not take the text {args.text!r}: {first}",
+                        f"[{element_id}] does not take the text {args.text!r}: {first_line(exc)}",
                         element_id=element_id,
                     ) from exc
                 with translate(action):
@@ -777,17 +782,25 @@ class AsyncPage:
                 task.cancel()
         if finished:
             return task.result()
-        if self._gone.is_set():
-            if self._browser.closing:  # e.g. from another thread, while this call ran
-                raise BrowserClosed("the browser was closed; launch or connect a new one")
-            if self._crashed:
-                raise PageCrashed(f"the renderer of {self.url} crashed")
-            raise PageCrashed(
-                "the page closed (the page called window.close(), or its tab was closed)"
-            )
+        failure = self._gone_error()
+        if failure is not None:
+            raise failure
         self._unresponsive = True
         raise PageUnresponsive(
             f"{self.url} did not answer within {timeout:g} s; a script may be keeping it busy"
+        )
+
+    def _gone_error(self) -> BrowserClosed | PageCrashed | None:
+        """What to raise for a tab that is no more (crashed, closed, or its browser closed)."""
+        if not (self._gone.is_set() or self._crashed or self._page.is_closed()):
+            return None
+        if self._browser.closing:  # e.g. from another thread, while this call ran
+            return BrowserClosed("the browser was closed; launch or connect a new one")
+        if self._crashed:
+            return PageCrashed(f"the renderer of {self.url} crashed; open a new page")
+        return PageCrashed(
+            "the page closed (the page called window.close(), or its tab was closed); "
+            "open a new page"
         )
 
     async def _capture_once_or_twice(self, mode: Mode, options: dict[str, bool]) -> Raw:

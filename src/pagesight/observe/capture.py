@@ -22,7 +22,7 @@ from importlib import resources
 from typing import Any, Protocol
 
 from pagesight.browser.cdp import CdpSession, translate
-from pagesight.errors import ProtocolError
+from pagesight.errors import ProtocolError, first_line
 
 Raw = dict[str, Any]
 
@@ -85,8 +85,7 @@ class CdpChannel:
         if "exceptionDetails" in reply:
             details = reply["exceptionDetails"]
             text = details.get("exception", {}).get("description") or details.get("text") or ""
-            first = text.strip().splitlines()[0] if text.strip() else "unknown error"
-            raise ProtocolError(f"the page walker failed: {first}")
+            raise ProtocolError(f"the page walker failed: {first_line(text)}")
         result: dict[str, Any] = reply["result"]
         return result
 
