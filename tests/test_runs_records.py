@@ -226,3 +226,37 @@ def test_the_report_opens_in_chromium_and_shows_every_step(
         assert result is not None
     finally:
         report.close()
+
+
+def test_a_planner_gets_the_screenshot_with_marks_and_secrets_blacked_out(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    shots: list[bytes] = []
+
+    async def look(state: State) -> Done:
+        shots.append(await state.screenshot())
+        shots.append(await state.screenshot(marks=True))
+        return Done()
+
+    class Looking:
+        async def decide(self, state: State) -> Action | Done:
+            if state.step == 1:
+                return Action(
+                    tool="input",
+                    arguments={"ref": ref(state, "API token", "textbox"), "text": "{{TOKEN}}"},
+                )
+            return await look(state)
+
+    agent = Agent(browser, Looking(), out=tmp_path, secrets={"TOKEN": TOKEN})
+    agent.run(server.url("agent-contact.html"))
+    try:
+        field = _box(agent, "token")
+    finally:
+        if agent.page is not None:
+            agent.page.close()
+    plain, marked = (decode_png(png).convert("RGB") for png in shots)
+    assert all(plain.getpixel(p) == (0, 0, 0) for p in field)
+    assert all(marked.getpixel(p) == (0, 0, 0) for p in field)
+    green = (22, 163, 74)  # the marks of buttons (Save); none on the plain screenshot
+    assert green in {c for _, c in marked.getcolors(1 << 20) or []}
+    assert green not in {c for _, c in plain.getcolors(1 << 20) or []}

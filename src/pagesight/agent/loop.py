@@ -28,15 +28,14 @@ from typing import TYPE_CHECKING, Any
 from pagesight.agent.decision import Action, Batch, Decision, Done, Stop
 from pagesight.agent.planner import Planner
 from pagesight.agent.registry import ToolRegistry
-from pagesight.agent.secrets import Secrets
+from pagesight.agent.secrets import Secrets, black_out
 from pagesight.agent.session import Session
 from pagesight.agent.skills import Skills
 from pagesight.agent.state import CallRecord, RunResult, State, StepRecord, StopReason
 from pagesight.agent.tool import ToolResult
 from pagesight.errors import ContextOverflow, InvalidOption
 from pagesight.observe import passes
-from pagesight.observe.observation import Observation
-from pagesight.observe.tree import Bounds
+from pagesight.observe.observation import Element, Observation
 from pagesight.runs.record import FINAL_SHOT, RunRecorder, default_folder
 
 if TYPE_CHECKING:
@@ -137,7 +136,7 @@ class AsyncAgent:
                 obs = await session.page.observe(since=previous)
             session.latest = previous = obs
             observe_s = time.monotonic() - clock
-            state = self._state(goal, number, obs, history)
+            state = self._state(goal, number, obs, history, session)
             clock = time.monotonic()
             try:
                 decision = await self._planner.decide(state)
@@ -189,9 +188,7 @@ class AsyncAgent:
                 break
             after = _settled_after(results, session)
         reason, message = stop or ("max_steps", f"no goal reached in {self._max_steps} steps")
-        final = await session.page.screenshot()
-        masked, scale = await self._masking(session, session.latest)
-        recorder.screenshot(FINAL_SHOT, final, masked=masked, scale=scale)
+        recorder.screenshot(FINAL_SHOT, await self._shot(session, session.latest))
         usages = [s.decision.usage for s in history if s.decision.usage is not None]
         return RunResult(
             goal=goal,
@@ -208,8 +205,16 @@ class AsyncAgent:
         )
 
     def _state(
-        self, goal: str | None, number: int, obs: Observation, history: list[StepRecord]
+        self,
+        goal: str | None,
+        number: int,
+        obs: Observation,
+        history: list[StepRecord],
+        session: Session,
     ) -> State:
+        async def shoot(marks: bool) -> bytes:
+            return await self._shot(session, obs, marked=obs.elements if marks else ())
+
         changes = obs.changes
         delta = None
         if changes is not None and not changes.new_document and number > 1:
@@ -225,6 +230,7 @@ class AsyncAgent:
             history=tuple(history),
             tools=self._registry.specs(),
             skills=self._skills.catalog(),
+            shoot=shoot,
         )
 
     async def _act(
@@ -260,31 +266,31 @@ class AsyncAgent:
         """The page the decision was made on, with the elements it chose marked."""
         chosen_ids = set(_refs(decision))
         chosen = tuple(el for el in obs.elements if el.id in chosen_ids)
-        if chosen:
+        png = await self._shot(session, obs, marked=chosen)
+        return recorder.screenshot(f"step-{number:02d}.png", png)
+
+    async def _shot(
+        self, session: Session, obs: Observation | None, *, marked: tuple[Element, ...] = ()
+    ) -> bytes:
+        """A screenshot with ``marked`` elements of ``obs`` marked, and every field of
+        ``obs`` that shows a secret blacked out."""
+        if marked and obs is not None:
             png = await session.page.screenshot(
-                marks=True, observation=replace(obs, elements=chosen)
+                marks=True, observation=replace(obs, elements=marked)
             )
         else:
             png = await session.page.screenshot()
-        masked, scale = await self._masking(session, obs)
-        return recorder.screenshot(f"step-{number:02d}.png", png, masked=masked, scale=scale)
-
-    async def _masking(
-        self, session: Session, obs: Observation | None
-    ) -> tuple[tuple[Bounds, ...], float]:
-        """The boxes (CSS px) of the fields that show a secret, to black out on a
-        screenshot, and the device pixel ratio."""
         if obs is None or not self._secrets.values:
-            return (), 1.0
+            return png
         boxes = tuple(
             el.bounds
             for el in obs.elements
             if el.bounds is not None and el.value is not None and self._secrets.shown_in(el.value)
         )
         if not boxes:
-            return (), 1.0
+            return png
         scale = float(await session.page.playwright.evaluate("devicePixelRatio"))
-        return boxes, scale
+        return black_out(png, boxes, scale=scale)
 
 
 def _answer(decision: Decision) -> str | None:

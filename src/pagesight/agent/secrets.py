@@ -3,16 +3,22 @@
 A tool argument says ``{{NAME}}``; :meth:`Secrets.fill` puts the value in at the moment the
 page is acted on, and :meth:`Secrets.mask` turns every value back into ``{{NAME}}`` in what
 comes back (an Effect's text, an outline showing the field's value), so only the placeholder
-is ever kept or written.
+is ever kept or written. :func:`black_out` does the same for a screenshot: the boxes of the
+fields that show a secret are painted over (a secret the page prints elsewhere as text is not
+found on the image).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from PIL import ImageDraw
+
 from pagesight.errors import InvalidOption
+from pagesight.observe.tree import Bounds
+from pagesight.vision.images import decode_png, encode_png
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
@@ -76,3 +82,14 @@ class Secrets:
     def shown_in(self, text: str) -> bool:
         """Whether ``text`` shows any secret value."""
         return any(secret in text for secret in self._values.values())
+
+
+def black_out(png: bytes, boxes: Sequence[Bounds], *, scale: float) -> bytes:
+    """``png`` with each box (CSS px; ``scale`` is the device pixel ratio) painted black."""
+    if not boxes:
+        return png
+    image = decode_png(png)
+    draw = ImageDraw.Draw(image)
+    for x, y, w, h in boxes:
+        draw.rectangle((x * scale, y * scale, (x + w) * scale, (y + h) * scale), fill=(0, 0, 0))
+    return encode_png(image)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -113,6 +114,17 @@ class State:
     tools: tuple[ToolSpec, ...]
     skills: str
     """The skill catalog (``- name: description`` lines) for the system prompt."""
+    shoot: Callable[[bool], Awaitable[bytes]] | None = field(
+        default=None, repr=False, compare=False
+    )
+
+    async def screenshot(self, *, marks: bool = False) -> bytes:
+        """The page now as a PNG; with ``marks``, every element of ``observation`` in view
+        gets a box and a badge with its id (set-of-marks), for a vision model. The fields
+        that show a secret are blacked out."""
+        if self.shoot is None:
+            raise RuntimeError("this State was not made by a run: it has no page to shoot")
+        return await self.shoot(marks)
 
 
 @dataclass(frozen=True, kw_only=True)

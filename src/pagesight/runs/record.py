@@ -11,8 +11,8 @@
       report.html    the run as a timeline, one self-contained file (see report.py)
 
 Starting a run in a folder removes what an earlier run left there, so no summary is ever
-stale. Secret values are masked as ``{{NAME}}`` in every line written, and the boxes of the
-fields that show one are blacked out on the screenshots.
+stale. Secret values are masked as ``{{NAME}}`` in every line written (the loop blacks out
+the fields that show one on the screenshots before they get here).
 """
 
 from __future__ import annotations
@@ -20,17 +20,12 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from PIL import ImageDraw
-
 from pagesight.agent.secrets import Secrets
 from pagesight.agent.state import RunResult, StepRecord
-from pagesight.observe.tree import Bounds
-from pagesight.vision.images import decode_png, encode_png
 
 RUN_LOG = "run.jsonl"
 SUMMARY = "summary.json"
@@ -74,18 +69,8 @@ class RunRecorder:
         self._log.write(self._json(line) + "\n")
         self._log.flush()
 
-    def screenshot(
-        self, name: str, png: bytes, *, masked: Sequence[Bounds] = (), scale: float = 1.0
-    ) -> Path:
-        """Save ``png`` as ``name`` with the boxes in ``masked`` (CSS px) blacked out."""
-        if masked:
-            image = decode_png(png)
-            draw = ImageDraw.Draw(image)
-            for x, y, w, h in masked:
-                draw.rectangle(
-                    (x * scale, y * scale, (x + w) * scale, (y + h) * scale), fill=(0, 0, 0)
-                )
-            png = encode_png(image)
+    def screenshot(self, name: str, png: bytes) -> Path:
+        """Save ``png`` as ``name`` (secrets already blacked out: see the agent loop)."""
         path = self.folder / name
         path.write_bytes(png)
         return path
