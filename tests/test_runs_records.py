@@ -260,3 +260,23 @@ def test_a_planner_gets_the_screenshot_with_marks_and_secrets_blacked_out(
     green = (22, 163, 74)  # the marks of buttons (Save); none on the plain screenshot
     assert green in {c for _, c in marked.getcolors(1 << 20) or []}
     assert green not in {c for _, c in plain.getcolors(1 << 20) or []}
+
+
+def test_the_report_escapes_what_the_run_wrote(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    goal = 'find "<b>bold</b>" & <img src=x onerror=alert(1)>'
+    agent = Agent(browser, ScriptedPlanner([Done(answer="<i>it</i>")]), out=tmp_path)
+    agent.run(server.url("agent-done.html"), goal=goal)
+    if agent.page is not None:
+        agent.page.close()
+    report = browser.open(str(tmp_path / "report.html"))
+    try:
+        summary = report.playwright.evaluate(
+            "(() => { const s = document.querySelector('section[aria-label=Summary]');"
+            " return [s.innerText, s.querySelectorAll('b, i, img').length]; })()"
+        )
+        assert goal in summary[0] and "<i>it</i>" in summary[0]
+        assert summary[1] == 0  # text, not markup
+    finally:
+        report.close()
