@@ -10,6 +10,7 @@
     │   ├── InvalidOption          an option out of range (also a ValueError); names the option
     │   ├── ActionError            an action that cannot run as asked; ``reason`` says why
     │   │   └── StaleElement       an element id whose element is gone (observe again)
+    │   ├── StepsError             a steps script that cannot be run; ``line`` names the line
     │   └── BrowserClosed          a call on a Browser (or its pages) after close()
     ├── SetupError        (2)      the machine lacks something: install it
     │   ├── BrowserNotFound        no Chromium executable was found, or it would not run
@@ -115,6 +116,16 @@ class StaleElement(ActionError):
 
     def __init__(self, message: str, *, element_id: int | None = None) -> None:
         super().__init__("stale_id", message, element_id=element_id)
+
+
+class StepsError(InputError):
+    """A steps script (the steps planner's input) that cannot be run: a line that is no step,
+    or a secret nobody gave. ``line`` is its 1-based line number (``None``: the whole
+    script), already named in the message."""
+
+    def __init__(self, message: str, *, line: int | None = None) -> None:
+        super().__init__(message if line is None else f"line {line}: {message}")
+        self.line = line
 
 
 class BrowserClosed(InputError):

@@ -14,7 +14,9 @@ Those are runs that ended on their own: ``summary.json`` is written. Any other e
 (the browser crashed, a bug in a planner) escapes ``run`` and leaves no summary.
 
 Each step reads the page once: the observation an action returned (the page after it,
-settled) serves as the next step's, so an action costs one observation, not two.
+settled) serves as the next step's, so an action costs one observation, not two — unless the
+planner has an ``include`` attribute (``{"selector"}``, as the steps planner does) that the
+action's observation lacks: then the page is observed again with it.
 """
 
 from __future__ import annotations
@@ -122,6 +124,9 @@ class AsyncAgent:
             secrets=self._secrets,
             skills=self._skills,
         )
+        # What the planner needs each observation to hold (the steps planner: selectors, to
+        # match its hints and write them into steps.txt).
+        include = frozenset(getattr(self._planner, "include", ()))
         history: list[StepRecord] = []
         stop: tuple[StopReason, str] | None = None
         answer: str | None = None
@@ -130,10 +135,10 @@ class AsyncAgent:
         previous: Observation | None = None
         for number in range(1, self._max_steps + 1):
             clock = time.monotonic()
-            if after is not None and previous is not None:
+            if after is not None and previous is not None and include <= after.include:
                 obs = _since(after, previous)
             else:
-                obs = await session.page.observe(since=previous)
+                obs = await session.page.observe(since=previous, include=include)
             session.latest = previous = obs
             observe_s = time.monotonic() - clock
             state = self._state(goal, number, obs, history, session)

@@ -19,11 +19,18 @@ StopReason = Literal[
     "planner_stopped",
     "needs_person",
     "context_overflow",
+    "expect_failed",
+    "target_not_found",
+    "target_ambiguous",
+    "no_effect",
+    "step_failed",
 ]
 """Why a run ended: the goal was reached (``done``); ``max_steps`` decisions were made; the
 same kind of error three steps in a row (``repeated_errors``); the planner gave up
 (``planner_stopped``) or asked for a person (``needs_person``); a model's context outgrew
-its token budget (``context_overflow``)."""
+its token budget (``context_overflow``); and the steps planner's own stops (see
+:data:`~pagesight.agent.decision.PlannerStop`): ``expect_failed``, ``target_not_found``,
+``target_ambiguous``, ``no_effect``, ``step_failed``."""
 
 
 @dataclass(frozen=True, kw_only=True)
