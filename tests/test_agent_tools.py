@@ -19,7 +19,7 @@ from support import one
 BROWSER_TOOLS = {
     "page_perceive", "find_element", "observe", "click", "input", "select", "hover",
     "press_key", "scroll", "drag", "upload", "navigate", "back", "batch", "screenshot",
-    "tabs", "done", "load_skill",
+    "tabs", "done", "load_skill", "wait_for_text",
 }  # fmt: skip
 
 
