@@ -89,7 +89,7 @@ def test_a_run_writes_its_folder_and_no_secret_reaches_any_byte(
     names = sorted(p.name for p in out.iterdir())
     assert names == [
         "final.png", "report.html", "run.jsonl", "step-01.png", "step-02.png", "step-03.png",
-        "summary.json",
+        "steps.txt", "summary.json",
     ]  # fmt: skip
     lines = [json.loads(line) for line in (out / "run.jsonl").read_text().splitlines()]
     assert [line["step"] for line in lines] == [1, 2, 3]

@@ -119,7 +119,9 @@ class StepsPlanner:
         try:
             steps = parse(text)
         except StepsError as exc:
-            raise StepsError(f"{path}: {exc}") from exc
+            error = StepsError(f"{path}: {exc}")
+            error.line = exc.line
+            raise error from exc
         options.setdefault("base", path.parent)
         return cls(steps, source=str(path), **options)
 
@@ -148,11 +150,15 @@ class StepsPlanner:
         for name, line in self.secret_names().items():
             value = given.get(name) or env.get(name)
             if not value:
-                raise StepsError(
+                error = StepsError(
                     f"{{{{{name}}}}} needs a value: --secret {name}=VALUE or the environment "
                     f"variable {name}",
                     line=line,
                 )
+                if not self.source.startswith("<"):  # a file: say which
+                    error = StepsError(f"{self.source}: {error}")
+                    error.line = line
+                raise error
             out[name] = value
         return out
 
@@ -171,6 +177,14 @@ class StepsPlanner:
                     break
                 ok, record = _check(step, obs)
                 checks.append(record)
+                target = record.get("target") or {}
+                if target.get("how") == "healed":
+                    self._healed[(step.line, "target")] = {
+                        "line": step.line,
+                        "step": step.text,
+                        "hint": target.get("hint"),
+                        "selector": target.get("selector"),
+                    }
                 if ok:
                     self._cursor += 1
                     continue

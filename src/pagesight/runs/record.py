@@ -9,6 +9,7 @@
       summary.json   goal, stop reason, steps, rounds, final URL, tokens, time, cost — written
                      (atomically) only when the run ended on its own: absent after a failure
       report.html    the run as a timeline, one self-contained file (see report.py)
+      steps.txt      the run compiled into the steps language, to replay it (see replay.py)
 
 Starting a run in a folder removes what an earlier run left there, so no summary is ever
 stale. Secret values are masked as ``{{NAME}}`` in every line written (the loop blacks out
@@ -31,6 +32,7 @@ RUN_LOG = "run.jsonl"
 SUMMARY = "summary.json"
 REPORT = "report.html"
 FINAL_SHOT = "final.png"
+STEPS = "steps.txt"
 
 
 def default_folder(root: str | Path = "runs") -> Path:
@@ -55,7 +57,7 @@ class RunRecorder:
     def start(self) -> None:
         """Make the folder and clear what an earlier run left in it."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        for name in (SUMMARY, REPORT, RUN_LOG, FINAL_SHOT):
+        for name in (SUMMARY, REPORT, RUN_LOG, FINAL_SHOT, STEPS):
             (self.folder / name).unlink(missing_ok=True)
         for old in self.folder.glob("step-*.png"):
             old.unlink()
@@ -79,12 +81,23 @@ class RunRecorder:
         """The run ended on its own: write ``summary.json`` (atomically) and the report."""
         self.close()
         _write_atomically(self.folder / SUMMARY, self._json(result.summary(), indent=2) + "\n")
+        self.steps()
         self.report()
 
     def failed(self, exc: BaseException) -> None:
         """The run failed: no summary; the report says what happened, as far as it got."""
         self.close()
+        self.steps()
         self.report(failure=self._secrets.mask(f"{type(exc).__name__}: {exc}"))
+
+    def steps(self) -> None:
+        """Write ``steps.txt``: what ran so far, compiled into the steps language."""
+        from pagesight.runs.replay import compile_run
+
+        lines = (self.folder / RUN_LOG).read_text(encoding="utf-8").splitlines()
+        records = [json.loads(line) for line in lines if line.strip()]
+        text = compile_run(records, folder=str(self.folder))
+        _write_atomically(self.folder / STEPS, self._secrets.mask(text))
 
     def report(self, *, failure: str | None = None) -> None:
         from pagesight.runs.report import write_report
