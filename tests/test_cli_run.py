@@ -75,6 +75,9 @@ def runs(
         "malformed step": run("malformed", page, "--steps", str(root / "bad.steps")),
         "goal without a planner": run("goal", page, "--goal", "make Alice a senior engineer"),
         "missing secret": run("secret", page, "--steps", steps),
+        # A page whose script never yields: the browser side fails (its own Chromium).
+        "page unresponsive": run("busy", server.url("edge-busy.html"), "--steps", steps,
+                                 "--secret", f"TOKEN={SECRET}"),
         "unreachable URL": run("dead", f"http://127.0.0.1:{closed_port}/", "--steps", steps,
                                "--secret", f"TOKEN={SECRET}"),
     }  # fmt: skip
@@ -127,6 +130,19 @@ def test_a_run_that_ends_short_of_its_goal_exits_3_and_keeps_its_records(
     assert SECRET not in stdout
     for path in out.iterdir():
         assert SECRET.encode() not in path.read_bytes(), path.name
+
+
+def test_a_browser_failure_exits_1_with_one_line_and_what_was_written_stays(
+    runs: dict[str, Run],
+) -> None:
+    proc, out = runs["page unresponsive"]
+    code, _, stderr = _finish(proc)
+    assert code == 1, stderr
+    assert "Traceback" not in stderr
+    assert stderr.count("\n") == 1
+    assert stderr.startswith("pagesight: ") and "did not answer within 30 s" in stderr
+    assert (out / "report.html").is_file() and (out / "run.jsonl").is_file()
+    assert not (out / "summary.json").exists()  # only a run that ended on its own has one
 
 
 BAD = {
