@@ -155,6 +155,10 @@ def test_every_step_form_runs_and_the_page_keeps_what_was_saved(
     # drag — 10 rounds for 15 actions, and a last decision that said done.
     assert _sizes(result) == [1, 2, 4, 1, 1, 1, 1, 1, 2, 1]
     assert result.rounds == 10 and len(result.steps) == 11
+    if case == "english":  # the same script one action a round: a round for each of the 15
+        alone, _ = _run(browser, server, script, tmp_path / "alone", start="agent-done.html",
+                        base=tmp_path, batch=False)  # fmt: skip
+        assert alone.stop_reason == "done" and _sizes(alone) == [1] * 15
     # No file of the run holds the secret, which the page did get.
     for path in (tmp_path / "run").iterdir():
         assert TOKEN.encode() not in path.read_bytes(), path.name
@@ -255,3 +259,22 @@ def test_wait_for_gives_up_after_its_timeout(
     assert result.message.startswith(
         "line 1: wait for \"Never shown\": the page did not show 'Never shown' within 1 s"
     )
+
+
+def test_one_planner_runs_its_script_from_the_start_on_each_run(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    planner = StepsPlanner.from_text(
+        'click Alice Chen\'s Edit button\nexpect the Job title field to be "Software Engineer"\n'
+    )
+    agent = Agent(browser, planner, out=tmp_path / "run")
+    try:
+        for _ in range(2):
+            result = agent.run(server.url("steps-contacts.html"))
+            assert (result.stop_reason, result.rounds) == ("done", 1)
+            assert agent.page is not None
+            assert agent.page.playwright.evaluate(STATE)["formHidden"] is False
+            agent.page.close()
+    finally:
+        if agent.page is not None and not agent.page.closed:
+            agent.page.close()

@@ -26,11 +26,13 @@ from pagesight.errors import (
     RuntimeFailure,
     SetupError,
     StaleElement,
+    StepsError,
     UnsupportedURL,
     VisionModelError,
 )
 from pagesight.observe.find import Match
 from pagesight.observe.observation import Changes, Element, Observation
+from pagesight.planners.steps import StepsPlanner
 from pagesight.sync import Agent, Browser, Page
 
 __all__ = [
@@ -69,6 +71,8 @@ __all__ = [
     "SetupError",
     "StaleElement",
     "StepResult",
+    "StepsError",
+    "StepsPlanner",
     "Stop",
     "UnsupportedURL",
     "VisionModelError",

@@ -3,6 +3,9 @@
 The steps planner reads a script, the model planners (:mod:`pagesight.agent.model`) ask a
 model; :class:`ScriptedPlanner` plays a list of decisions, for tests and for programs that
 know what to do.
+
+A planner may also have an ``include`` attribute (a set such as ``{"selector"}``, as
+``observe(include=)`` takes it): every observation it is shown then holds that.
 """
 
 from __future__ import annotations

@@ -73,7 +73,8 @@ class StepsPlanner:
     """Runs a script of steps (see :mod:`pagesight.planners.grammar` for the language).
 
     ``base`` is the folder relative ``upload`` files are found in (a script file's own);
-    ``wait_timeout`` how long ``wait for`` waits. After a run, ``healed`` lists the steps whose
+    ``wait_timeout`` how long ``wait for`` waits; ``batch=False`` makes each action a round of
+    its own (to measure what batching saves). After a run, ``healed`` lists the steps whose
     recorded selector no longer named their element and that were found again by their words.
     """
 
@@ -87,6 +88,7 @@ class StepsPlanner:
         source: str = "<steps>",
         base: str | Path | None = None,
         wait_timeout: float = WAIT_TIMEOUT_S,
+        batch: bool = True,
     ) -> None:
         if not steps:
             raise StepsError("the script has no steps")
@@ -96,6 +98,7 @@ class StepsPlanner:
         self.source = source
         self._base = Path(base) if base is not None else None
         self._wait_timeout = wait_timeout
+        self._batch = batch
         self._cursor = 0
         self._issued: list[_Planned] = []
         self._healed: dict[tuple[int, str], dict[str, Any]] = {}
@@ -163,6 +166,8 @@ class StepsPlanner:
         return out
 
     async def decide(self, state: State) -> Decision:
+        if state.step == 1:  # a new run: the script from its start
+            self._cursor, self._issued, self._healed = 0, [], {}
         if self._issued:
             stopped = self._verify(state)
             if stopped is not None:
@@ -200,7 +205,7 @@ class StepsPlanner:
                 return self._stop(item.reason, step, message, checks, item.candidates)
             planned.append(item)
             self._cursor += 1
-            if item.navigates:
+            if item.navigates or not self._batch:
                 break
         self._issued = planned
         raw = {"planner": "steps", "checks": checks, "steps": [p.record for p in planned]}
