@@ -75,6 +75,7 @@ def runs(
         "malformed step": run("malformed", page, "--steps", str(root / "bad.steps")),
         "goal without a planner": run("goal", page, "--goal", "make Alice a senior engineer"),
         "missing secret": run("secret", page, "--steps", steps),
+        "secret without its name": run("noname", page, "--steps", steps, "--secret", SECRET),
         # A page whose script never yields: the browser side fails (its own Chromium).
         "page unresponsive": run("busy", server.url("edge-busy.html"), "--steps", steps,
                                  "--secret", f"TOKEN={SECRET}"),
@@ -149,6 +150,7 @@ BAD = {
     "missing steps file": ("--steps: no steps file at", "nope.steps"),
     "malformed step": ("bad.steps: line 3: 'fill in the form' is not a step",),
     "goal without a planner": ("--goal", "pagesight run URL --steps FILE"),
+    "secret without its name": ("--secret: expected NAME=VALUE (what was given is not shown)",),
     "missing secret": ("task.steps: line 5: {{TOKEN}} needs a value: --secret TOKEN=VALUE",),
     "unreachable URL": ("cannot load http://127.0.0.1:",),
 }

@@ -204,7 +204,8 @@ def _find(args: argparse.Namespace) -> str:
 def _secret(value: str) -> tuple[str, str]:
     name, sep, secret = value.partition("=")
     if not sep or not name.strip():
-        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, not {name!r}")
+        # Never echo it: a value given without its NAME= is still a secret.
+        raise argparse.ArgumentTypeError("expected NAME=VALUE (what was given is not shown)")
     return name.strip(), secret
 
 
@@ -256,6 +257,8 @@ def _run(args: argparse.Namespace) -> int:
             "needs a model planner, which this version does not have yet; write the task as "
             "steps, one a line, and run: pagesight run URL --steps FILE",
         )
+    if args.model is not None:
+        raise InvalidOption("model", "names the model a --goal is given to; --steps needs none")
     if args.max_steps is not None and args.max_steps < 1:
         raise InvalidOption("max_steps", f"must be a positive number, not {args.max_steps}")
     if args.cdp_url and (args.headed or args.viewport):
@@ -303,8 +306,10 @@ def _run(args: argparse.Namespace) -> int:
     )
     for healed in planner.healed:
         console.print(
-            mask(f"healed: line {healed['line']}: {healed['step']}: ")
-            + f"{healed['hint']} → {healed['selector']}"
+            mask(
+                f"healed: line {healed['line']}: {healed['step']}: "
+                f"{healed['hint']} → {healed['selector']}"
+            )
         )
     console.print(f"report: {result.folder / REPORT}")
     console.print(f"steps: {result.folder / STEPS}")
