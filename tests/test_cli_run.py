@@ -86,7 +86,10 @@ def runs(
     for proc, _ in started.values():
         if proc.poll() is None:
             proc.kill()
-            proc.communicate()
+        proc.wait()
+        for pipe in (proc.stdout, proc.stderr):  # read or not (a test deselected)
+            if pipe is not None:
+                pipe.close()
 
 
 def test_a_run_shows_each_step_then_the_summary_and_the_report(runs: dict[str, Run]) -> None:
