@@ -6,11 +6,14 @@ The sync API lives here; the async core (the same names, awaited) in :mod:`pages
 from pagesight.act.batch import BatchResult, StepResult
 from pagesight.act.effect import Dialog, Download, Effect, NewTab
 from pagesight.act.events import DialogPolicy
+from pagesight.agent.decision import Action, Batch, Done, Stop
+from pagesight.agent.state import RunResult
 from pagesight.errors import (
     ActionError,
     BrowserClosed,
     BrowserNotFound,
     ConnectError,
+    ContextOverflow,
     InputError,
     InvalidOption,
     NavigationError,
@@ -23,23 +26,30 @@ from pagesight.errors import (
     RuntimeFailure,
     SetupError,
     StaleElement,
+    StepsError,
     UnsupportedURL,
     VisionModelError,
 )
 from pagesight.observe.find import Match
 from pagesight.observe.observation import Changes, Element, Observation
-from pagesight.sync import Browser, Page
+from pagesight.planners.steps import StepsPlanner
+from pagesight.sync import Agent, Browser, Page
 
 __all__ = [
+    "Action",
     "ActionError",
+    "Agent",
+    "Batch",
     "BatchResult",
     "Browser",
     "BrowserClosed",
     "BrowserNotFound",
     "Changes",
     "ConnectError",
+    "ContextOverflow",
     "Dialog",
     "DialogPolicy",
+    "Done",
     "Download",
     "Effect",
     "Element",
@@ -56,10 +66,14 @@ __all__ = [
     "PageUnresponsive",
     "PagesightError",
     "ProtocolError",
+    "RunResult",
     "RuntimeFailure",
     "SetupError",
     "StaleElement",
     "StepResult",
+    "StepsError",
+    "StepsPlanner",
+    "Stop",
     "UnsupportedURL",
     "VisionModelError",
 ]

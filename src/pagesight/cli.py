@@ -17,6 +17,7 @@ from pagesight.errors import InvalidOption, PagesightError, RuntimeFailure
 
 if TYPE_CHECKING:  # the CLI imports the browser only once its arguments are checked
     from pagesight import Page
+    from pagesight.agent.state import StepRecord
 
 
 class _Parser(argparse.ArgumentParser):
@@ -72,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     find.add_argument("--lang", choices=("en", "zh"), default="en", help="labels of the text")
     find.add_argument("--mode", choices=("cdp", "evaluate"), default="cdp")
     _browser_options(find)
+    _run_options(commands)
     return parser
 
 
@@ -199,11 +201,127 @@ def _find(args: argparse.Namespace) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2)
 
 
+def _secret(value: str) -> tuple[str, str]:
+    name, sep, secret = value.partition("=")
+    if not sep or not name.strip():
+        # Never echo it: a value given without its NAME= is still a secret.
+        raise argparse.ArgumentTypeError("expected NAME=VALUE (what was given is not shown)")
+    return name.strip(), secret
+
+
+def _run_options(commands: argparse._SubParsersAction[_Parser]) -> None:
+    run = commands.add_parser("run", help="run a task on a page: a script of steps, or a goal")
+    run.add_argument("url", help="the page to start on: an http(s) URL or a local HTML file")
+    task = run.add_mutually_exclusive_group(required=True)
+    task.add_argument("--steps", metavar="FILE", help="a script of steps (or a run's steps.txt)")
+    task.add_argument("--goal", metavar="TEXT", help="a goal for a model planner")
+    run.add_argument("--model", default=None, help="the model a --goal is given to")
+    run.add_argument(
+        "--max-steps",
+        type=int,
+        default=None,
+        help="decisions at most (default: 15, or twice the script's steps when more)",
+    )
+    run.add_argument("--headed", action="store_true", help="show the browser window")
+    run.add_argument(
+        "--out", metavar="DIR", default=None, help="the run's folder (runs/<UTC time>)"
+    )
+    run.add_argument(
+        "--secret",
+        type=_secret,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a value {{NAME}} in a step stands for (else the environment variable NAME)",
+    )
+    run.add_argument("--cdp-url", default=None, help="attach to a running Chromium instead")
+    run.add_argument("--viewport", type=_viewport, default=None, metavar="WxH")
+
+
+def _run(args: argparse.Namespace) -> int:
+    """``pagesight run``: exit 0 when the goal was reached, 3 when the run ended on its own
+    short of it, 1 on a browser failure, 2 on bad input (raised, like every command's)."""
+    from rich.console import Console
+    from rich.text import Text
+
+    from pagesight import Agent, Browser
+    from pagesight.agent.secrets import Secrets
+    from pagesight.browser.viewport import DEFAULT_VIEWPORT
+    from pagesight.planners import StepsPlanner
+    from pagesight.runs.progress import progress_lines
+    from pagesight.runs.record import REPORT, STEPS
+
+    if args.goal is not None:
+        raise InvalidOption(
+            "goal",
+            "needs a model planner, which this version does not have yet; write the task as "
+            "steps, one a line, and run: pagesight run URL --steps FILE",
+        )
+    if args.model is not None:
+        raise InvalidOption("model", "names the model a --goal is given to; --steps needs none")
+    if args.max_steps is not None and args.max_steps < 1:
+        raise InvalidOption("max_steps", f"must be a positive number, not {args.max_steps}")
+    if args.cdp_url and (args.headed or args.viewport):
+        raise InvalidOption(
+            "cdp_url", "an attached browser keeps its windows: no --headed or --viewport"
+        )
+    planner = StepsPlanner.from_file(args.steps)
+    secrets = planner.secrets(dict(args.secret))
+    mask = Secrets(secrets).mask
+    max_steps = args.max_steps or max(15, 2 * len(planner.steps) + 1)
+    console = Console(file=sys.stdout, soft_wrap=True, highlight=False, markup=False, emoji=False)
+
+    def show(record: StepRecord) -> None:
+        for line in progress_lines(record):
+            seconds = f"{line.seconds:.2f}s" if line.seconds is not None else ""
+            text = Text.assemble(
+                (f"{record.number:>3} ", "dim"),
+                (mask(line.step), "bold"),
+                ("  →  " + mask(line.element) if line.element else "", "cyan"),
+                ("  " + mask(line.effect), "green" if line.ok else "red"),
+                (f"  {seconds}" if seconds else "", "dim"),
+            )
+            console.print(text)
+
+    if args.cdp_url:
+        browser = Browser.connect(args.cdp_url)
+    else:
+        browser = Browser.launch(
+            headless=not args.headed, viewport=args.viewport or DEFAULT_VIEWPORT
+        )
+    with browser:
+        agent = Agent(
+            browser, planner, max_steps=max_steps, out=args.out, secrets=secrets, on_step=show
+        )
+        try:
+            result = agent.run(args.url)
+        finally:
+            if args.cdp_url and agent.page is not None:
+                agent.page.close()
+    style = "bold green" if result.reached else "bold red"
+    console.print(Text(mask(f"{result.stop_reason}: {result.message}"), style=style))
+    console.print(
+        f"{len(result.steps)} decisions in {result.rounds} rounds, {result.tokens} tokens read, "
+        f"{result.seconds:.1f} s"
+    )
+    for healed in planner.healed:
+        console.print(
+            mask(
+                f"healed: line {healed['line']}: {healed['step']}: "
+                f"{healed['hint']} → {healed['selector']}"
+            )
+        )
+    console.print(f"report: {result.folder / REPORT}")
+    console.print(f"steps: {result.folder / STEPS}")
+    return 0 if result.reached else 3
+
+
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
 _POSITIONAL = {"query": "QUERY", "url": "URL"}
+"""Options named by the error, shown as the command line spells them."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -212,6 +330,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # handler is the process's, so a program calling main() gets its own back afterwards.
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
+        if args.command == "run":
+            return _run(args)
         output = _find(args) if args.command == "find" else _observe(args)
     except InvalidOption as exc:
         flag = _POSITIONAL.get(exc.option, f"--{exc.option.replace('_', '-')}")

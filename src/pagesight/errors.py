@@ -10,6 +10,7 @@
     │   ├── InvalidOption          an option out of range (also a ValueError); names the option
     │   ├── ActionError            an action that cannot run as asked; ``reason`` says why
     │   │   └── StaleElement       an element id whose element is gone (observe again)
+    │   ├── StepsError             a steps script that cannot be run; ``line`` names the line
     │   └── BrowserClosed          a call on a Browser (or its pages) after close()
     ├── SetupError        (2)      the machine lacks something: install it
     │   ├── BrowserNotFound        no Chromium executable was found, or it would not run
@@ -117,6 +118,16 @@ class StaleElement(ActionError):
         super().__init__("stale_id", message, element_id=element_id)
 
 
+class StepsError(InputError):
+    """A steps script (the steps planner's input) that cannot be run: a line that is no step,
+    or a secret nobody gave. ``line`` is its 1-based line number (``None``: the whole
+    script), already named in the message."""
+
+    def __init__(self, message: str, *, line: int | None = None) -> None:
+        super().__init__(message if line is None else f"line {line}: {message}")
+        self.line = line
+
+
 class BrowserClosed(InputError):
     """The browser was closed; open a new one."""
 
@@ -166,3 +177,18 @@ class VisionModelError(RuntimeFailure):
     def __init__(self, message: str, *, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+
+
+class ContextOverflow(PagesightError):
+    """A model's context outgrew its token budget: ``tokens`` counted, ``budget`` allowed.
+
+    The agent loop ends the run with the stop reason ``context_overflow`` (exit code 3: it
+    ended on its own, short of the goal).
+    """
+
+    exit_code = 3
+
+    def __init__(self, message: str, *, tokens: int, budget: int) -> None:
+        super().__init__(message)
+        self.tokens = tokens
+        self.budget = budget

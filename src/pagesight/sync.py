@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Collection, Coroutine, Iterable, Sequence
+from collections.abc import Callable, Collection, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -16,6 +16,11 @@ from typing import Any, TypeVar
 from pagesight.act.batch import BatchResult
 from pagesight.act.effect import Effect
 from pagesight.act.events import DialogPolicy
+from pagesight.agent.loop import AsyncAgent
+from pagesight.agent.planner import Planner
+from pagesight.agent.registry import ToolRegistry
+from pagesight.agent.skills import Skills
+from pagesight.agent.state import RunResult, StepRecord
 from pagesight.browser.browser import AsyncBrowser
 from pagesight.browser.navigation import WaitUntil
 from pagesight.browser.page import AsyncPage
@@ -420,3 +425,53 @@ class Browser:
         tb: TracebackType | None,
     ) -> None:
         self.close()
+
+
+class Agent:
+    """Runs a planner on a page until its goal is reached (sync). See
+    :class:`pagesight.aio.AsyncAgent`; the planner's ``decide`` is async in both, and it and
+    ``on_step`` run on pagesight's own event loop thread."""
+
+    def __init__(
+        self,
+        browser: Browser,
+        planner: Planner,
+        *,
+        max_steps: int = 15,
+        out: str | Path | None = None,
+        tools: Iterable[str | Path] = (),
+        skills: Iterable[str | Path] = (),
+        secrets: Mapping[str, str] | None = None,
+        on_step: Callable[[StepRecord], object] | None = None,
+    ) -> None:
+        self._browser = browser
+        self._loop = browser._loop
+        self._agent = AsyncAgent(
+            browser._browser,
+            planner,
+            max_steps=max_steps,
+            out=out,
+            tools=tools,
+            skills=skills,
+            secrets=secrets,
+            on_step=on_step,
+        )
+
+    @property
+    def registry(self) -> ToolRegistry:
+        """The tools this agent offers (built-in and from ``tools`` folders)."""
+        return self._agent.registry
+
+    @property
+    def skills(self) -> Skills:
+        return self._agent.skills
+
+    @property
+    def page(self) -> Page | None:
+        """The tab the last run used, left open (``None`` before a run)."""
+        page = self._agent.page
+        return self._loop.call(lambda: self._browser._wrap(page)) if page is not None else None
+
+    def run(self, url: str, goal: str | None = None) -> RunResult:
+        """See :meth:`pagesight.aio.AsyncAgent.run`."""
+        return self._loop.run(self._agent.run(url, goal))

@@ -1,0 +1,119 @@
+"""Context: the message list a model planner sends, kept to one full observation.
+
+Each observation enters as a message together with what led to it (the goal, or the last
+action's effect). When a newer one arrives, the older collapses to its stub: the goal or the
+action and its effect stay, the element list goes. So the context grows by a few lines a
+step, not by a page a step. Every message's tokens are counted (cl100k, as observations are);
+past the budget (default 128,000) :class:`~pagesight.errors.ContextOverflow` says by how much.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+from pagesight.errors import ContextOverflow, InvalidOption
+from pagesight.observe.tokens import count_tokens
+
+DEFAULT_BUDGET = 128_000
+_PER_MESSAGE = 4
+"""Tokens a chat format spends on a message's role and separators (OpenAI's figure)."""
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolCall:
+    """A model's call of a tool: ``id`` to answer it by, the tool's name, its arguments."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Message:
+    role: Role
+    content: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    """An assistant message's tool calls."""
+    tool_call_id: str | None = None
+    """A tool message: the call it answers."""
+    stub: str | None = None
+    """What the message collapses to once a newer observation arrives (``None``: it holds
+    no observation and stays as it is)."""
+
+    @property
+    def tokens(self) -> int:
+        calls = sum(count_tokens(f"{c.name} {c.arguments}") for c in self.tool_calls)
+        return _PER_MESSAGE + count_tokens(self.content) + calls
+
+
+def system_prompt(skills: str) -> str:
+    """What a model is told once: its job, how to read the page, and the skill catalog."""
+    lines = [
+        "You drive a web browser with tools to reach the user's goal.",
+        "Each page comes as an outline; what you can act on has an id in brackets: pass it",
+        "as `ref`. Every action answers with its effect (what the browser saw change).",
+        "Put several actions on one page in a `batch`. Check the page shows the result, then",
+        "call `done` (with `answer` when the goal asks a question).",
+    ]
+    if skills:
+        lines += ["", "Skills (read one with load_skill(name) when it helps):", skills]
+    return "\n".join(lines)
+
+
+class Context:
+    """The messages so far. ``budget``: the most tokens they may hold."""
+
+    def __init__(self, *, system: str, budget: int = DEFAULT_BUDGET) -> None:
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise InvalidOption("budget", f"budget must be a positive int, not {budget!r}")
+        self.budget = budget
+        self._messages: list[Message] = []
+        self._tokens: list[int] = []
+        self.add(Message(role="system", content=system))
+
+    @property
+    def messages(self) -> tuple[Message, ...]:
+        return tuple(self._messages)
+
+    @property
+    def tokens(self) -> int:
+        return sum(self._tokens)
+
+    def add(self, message: Message, *, observation: bool = False) -> None:
+        """Append ``message``; with ``observation`` (it holds the page now), every earlier
+        message holding one collapses to its stub. Raises ContextOverflow past the budget."""
+        if observation:
+            for i, old in enumerate(self._messages):
+                if old.stub is not None:
+                    self._messages[i] = replace(old, content=old.stub, stub=None)
+                    self._tokens[i] = self._messages[i].tokens
+        self._messages.append(message)
+        self._tokens.append(message.tokens)
+        if self.tokens > self.budget:
+            raise ContextOverflow(
+                f"the model's context holds {self.tokens:,} tokens, over its budget of "
+                f"{self.budget:,}; give a larger budget, or a goal that needs fewer steps",
+                tokens=self.tokens,
+                budget=self.budget,
+            )
+
+    def observation(
+        self, lead: str, page: str, *, url: str, elements: int, role: Role = "user", **extra: Any
+    ) -> Message:
+        """A message holding the page now after ``lead`` (the goal, an effect), whose stub
+        keeps ``lead`` and drops the page."""
+        return Message(
+            role=role,
+            content=f"{lead}\n\npage now:\n{page}",
+            stub=f"{lead}\n\n(page {url}: {elements} elements; outline dropped, newer below)",
+            **extra,
+        )
+
+
+def collapsed(messages: Sequence[Message]) -> int:
+    """How many of ``messages`` hold a full observation (1 in a well-kept context)."""
+    return sum(1 for m in messages if m.stub is not None)

@@ -1,0 +1,344 @@
+"""The agent loop: observe → decide → act → record, until the planner is done, a stop rule
+fires, or ``max_steps`` decisions were made.
+
+Stop rules, each with its typed reason (:data:`~pagesight.agent.state.StopReason`):
+
+* the planner answers :class:`Done` (or calls the ``done`` tool) — ``done``;
+* the planner answers :class:`Stop` — its reason, ``planner_stopped`` or ``needs_person``;
+* three steps in a row fail with the same kind of error — ``repeated_errors``;
+* a model planner's context outgrows its token budget (``ContextOverflow``) —
+  ``context_overflow``;
+* ``max_steps`` decisions were made — ``max_steps``.
+
+Those are runs that ended on their own: ``summary.json`` is written. Any other exception
+(the browser crashed, a bug in a planner) escapes ``run`` and leaves no summary.
+
+Each step reads the page once: the observation an action returned (the page after it,
+settled) serves as the next step's, so an action costs one observation, not two — unless the
+planner has an ``include`` attribute (``{"selector"}``, as the steps planner does) that the
+action's observation lacks: then the page is observed again with it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pagesight.agent.decision import Action, Batch, Decision, Done, Stop
+from pagesight.agent.planner import Planner
+from pagesight.agent.registry import ToolRegistry
+from pagesight.agent.secrets import Secrets, black_out
+from pagesight.agent.session import Session
+from pagesight.agent.skills import Skills
+from pagesight.agent.state import CallRecord, RunResult, State, StepRecord, StopReason
+from pagesight.agent.tool import ToolResult
+from pagesight.errors import ContextOverflow, InvalidOption
+from pagesight.observe import passes
+from pagesight.observe.observation import Element, Observation
+from pagesight.runs.record import FINAL_SHOT, RunRecorder, default_folder
+
+if TYPE_CHECKING:
+    from pagesight.browser.browser import AsyncBrowser
+    from pagesight.browser.page import AsyncPage
+
+REPEATED_ERRORS = 3
+"""Steps in a row failing with the same kind of error that stop a run."""
+
+
+class AsyncAgent:
+    """Runs a planner on a page until its goal is reached or a stop rule fires.
+
+    ``tools``: folders of extra tools (one ``async def`` a file); ``skills``: folders of
+    extra skills (``*/SKILL.md``); ``secrets``: values a tool argument names as
+    ``{{NAME}}``, typed into the page but never written anywhere; ``out``: the run's folder
+    (default ``runs/<UTC timestamp>/``; a folder used before is cleared first);
+    ``on_step``: called with each StepRecord once it is written (live progress).
+    """
+
+    def __init__(
+        self,
+        browser: AsyncBrowser,
+        planner: Planner,
+        *,
+        max_steps: int = 15,
+        out: str | Path | None = None,
+        tools: Iterable[str | Path] = (),
+        skills: Iterable[str | Path] = (),
+        secrets: Mapping[str, str] | None = None,
+        on_step: Callable[[StepRecord], object] | None = None,
+    ) -> None:
+        if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
+            raise InvalidOption("max_steps", f"max_steps must be a positive int, not {max_steps!r}")
+        if not callable(getattr(planner, "decide", None)):
+            raise InvalidOption(
+                "planner", f"a planner has an async decide(state) method; {planner!r} has none"
+            )
+        self._browser = browser
+        self._planner = planner
+        self._max_steps = max_steps
+        self._out = Path(out) if out is not None else None
+        self._registry = ToolRegistry.discover(tools)
+        self._skills = Skills.load(skills)
+        self._secrets = Secrets(secrets)
+        self._on_step = on_step
+        self._page: AsyncPage | None = None
+
+    @property
+    def registry(self) -> ToolRegistry:
+        """The tools this agent offers (built-in and from ``tools`` folders)."""
+        return self._registry
+
+    @property
+    def skills(self) -> Skills:
+        return self._skills
+
+    @property
+    def page(self) -> AsyncPage | None:
+        """The tab the last run used, left open (``None`` before a run)."""
+        return self._page
+
+    async def run(self, url: str, goal: str | None = None) -> RunResult:
+        """Open ``url`` in a new tab and run the planner on it toward ``goal``."""
+        folder = self._out or default_folder()
+        recorder = RunRecorder(folder, secrets=self._secrets)
+        recorder.start()
+        try:
+            result = await self._run(url, goal, recorder)
+        except BaseException as exc:
+            recorder.failed(exc)
+            raise
+        recorder.finish(result)
+        return result
+
+    async def _run(self, url: str, goal: str | None, recorder: RunRecorder) -> RunResult:
+        started = time.monotonic()
+        page = await self._browser.open(url)
+        self._page = page
+        session = Session(
+            browser=self._browser,
+            page=page,
+            registry=self._registry,
+            secrets=self._secrets,
+            skills=self._skills,
+        )
+        # What the planner needs each observation to hold (the steps planner: selectors, to
+        # match its hints and write them into steps.txt).
+        include = frozenset(getattr(self._planner, "include", ()))
+        history: list[StepRecord] = []
+        stop: tuple[StopReason, str] | None = None
+        answer: str | None = None
+        streak: tuple[str | None, int] = (None, 0)
+        after: Observation | None = None  # the page after the last action, if it settled
+        previous: Observation | None = None
+        for number in range(1, self._max_steps + 1):
+            clock = time.monotonic()
+            if after is not None and previous is not None and include <= after.include:
+                obs = _since(after, previous)
+            else:
+                obs = await session.page.observe(since=previous, include=include)
+            session.latest = previous = obs
+            observe_s = time.monotonic() - clock
+            state = self._state(goal, number, obs, history, session)
+            clock = time.monotonic()
+            try:
+                decision = await self._planner.decide(state)
+            except ContextOverflow as exc:
+                stop = ("context_overflow", str(exc))
+                break
+            decide_s = time.monotonic() - clock
+            if not isinstance(decision, Action | Batch | Done | Stop):
+                raise TypeError(f"{self._planner!r}.decide returned {decision!r}, not a Decision")
+            shot = await self._screenshot(session, recorder, number, obs, decision)
+            clock = time.monotonic()
+            calls, results = await self._act(session, decision)
+            act_s = time.monotonic() - clock
+            step = StepRecord(
+                number=number,
+                url=obs.url,
+                mode=obs.mode,
+                tokens=count_tokens(state.text),
+                decision=decision,
+                calls=calls,
+                observe_seconds=observe_s,
+                decide_seconds=decide_s,
+                act_seconds=act_s,
+                targets=_targets(obs, decision, self._secrets),
+                screenshot=shot,
+            )
+            recorder.step(step)
+            history.append(step)
+            if self._on_step is not None:
+                self._on_step(step)
+            finished = next((r for r in results if r.done), None)
+            if isinstance(decision, Done) or finished is not None:
+                answer = finished.answer if finished is not None else _answer(decision)
+                stop = ("done", "the planner said the goal is reached")
+                break
+            if isinstance(decision, Stop):
+                stop = (decision.reason, decision.message)
+                break
+            error = step.error
+            kind, count = streak
+            streak = (
+                (error.reason, count + 1 if error.reason == kind else 1) if error else (None, 0)
+            )
+            if error is not None and streak[1] >= REPEATED_ERRORS:
+                stop = (
+                    "repeated_errors",
+                    f"{REPEATED_ERRORS} steps in a row failed with {error.reason}: {error.message}",
+                )
+                break
+            after = _settled_after(results, session)
+        reason, message = stop or ("max_steps", f"no goal reached in {self._max_steps} steps")
+        recorder.screenshot(FINAL_SHOT, await self._shot(session, session.latest))
+        usages = [s.decision.usage for s in history if s.decision.usage is not None]
+        return RunResult(
+            goal=goal,
+            stop_reason=reason,
+            message=self._secrets.mask(message),
+            answer=answer,
+            steps=tuple(history),
+            final_url=session.page.url,
+            rounds=sum(1 for s in history if isinstance(s.decision, Action | Batch)),
+            tokens=sum(s.tokens for s in history),
+            seconds=time.monotonic() - started,
+            folder=recorder.folder,
+            usage=sum(usages[1:], usages[0]) if usages else None,
+        )
+
+    def _state(
+        self,
+        goal: str | None,
+        number: int,
+        obs: Observation,
+        history: list[StepRecord],
+        session: Session,
+    ) -> State:
+        async def shoot(marks: bool) -> bytes:
+            return await self._shot(session, obs, marked=obs.elements if marks else ())
+
+        changes = obs.changes
+        delta = None
+        if changes is not None and not changes.new_document and number > 1:
+            delta = self._secrets.mask(obs.text())
+        return State(
+            goal=goal,
+            step=number,
+            max_steps=self._max_steps,
+            url=obs.url,
+            observation=obs,
+            text=self._secrets.mask(replace(obs, changes=None).text()),
+            delta=delta,
+            history=tuple(history),
+            tools=self._registry.specs(),
+            skills=self._skills.catalog(),
+            shoot=shoot,
+        )
+
+    async def _act(
+        self, session: Session, decision: Decision
+    ) -> tuple[tuple[CallRecord, ...], tuple[ToolResult, ...]]:
+        if isinstance(decision, Action):
+            call = decision
+        elif isinstance(decision, Batch):
+            items = [{"tool": a.tool, "arguments": a.arguments} for a in decision.actions]
+            call = Action(tool="batch", arguments={"actions": items})
+        else:
+            return (), ()
+        clock = time.monotonic()
+        result = await self._registry.call(call.tool, call.arguments, session)
+        record = CallRecord(
+            tool=call.tool,
+            arguments=self._secrets.mask(call.arguments),
+            text=result.text,
+            value=result.value,
+            error=result.error,
+            seconds=time.monotonic() - clock,
+        )
+        return (record,), (result,)
+
+    async def _screenshot(
+        self,
+        session: Session,
+        recorder: RunRecorder,
+        number: int,
+        obs: Observation,
+        decision: Decision,
+    ) -> Path:
+        """The page the decision was made on, with the elements it chose marked."""
+        chosen_ids = set(_refs(decision))
+        chosen = tuple(el for el in obs.elements if el.id in chosen_ids)
+        png = await self._shot(session, obs, marked=chosen)
+        return recorder.screenshot(f"step-{number:02d}.png", png)
+
+    async def _shot(
+        self, session: Session, obs: Observation | None, *, marked: tuple[Element, ...] = ()
+    ) -> bytes:
+        """A screenshot with ``marked`` elements of ``obs`` marked, and every field of
+        ``obs`` that shows a secret blacked out."""
+        if marked and obs is not None:
+            png = await session.page.screenshot(
+                marks=True, observation=replace(obs, elements=marked)
+            )
+        else:
+            png = await session.page.screenshot()
+        if obs is None or not self._secrets.values:
+            return png
+        boxes = tuple(
+            el.bounds
+            for el in obs.elements
+            if el.bounds is not None and el.value is not None and self._secrets.shown_in(el.value)
+        )
+        if not boxes:
+            return png
+        scale = float(await session.page.playwright.evaluate("devicePixelRatio"))
+        return black_out(png, boxes, scale=scale)
+
+
+def _answer(decision: Decision) -> str | None:
+    return decision.answer if isinstance(decision, Done) else None
+
+
+def _targets(obs: Observation, decision: Decision, secrets: Secrets) -> tuple[dict[str, Any], ...]:
+    wanted = _refs(decision)
+    by_id = {el.id: el for el in obs.elements if el.id in wanted}
+    return tuple(secrets.mask(by_id[i].to_dict(obs.include)) for i in wanted if i in by_id)
+
+
+def _refs(decision: Decision) -> list[int]:
+    actions = decision.actions if isinstance(decision, Batch) else (decision,)
+    out = []
+    for action in actions:
+        if isinstance(action, Action):
+            for key in ("ref", "to_ref"):
+                value = action.arguments.get(key)
+                if isinstance(value, int) and not isinstance(value, bool):
+                    out.append(value)
+    return out
+
+
+def _settled_after(results: tuple[ToolResult, ...], session: Session) -> Observation | None:
+    """The page after the last action, when it settled in the tab still in use: the next
+    step's observation then costs nothing."""
+    last = results[-1] if results else None
+    effect = last.effect if last is not None else None
+    if effect is None or not effect.ready or session.latest is not effect.observation:
+        return None
+    return effect.observation
+
+
+def _since(obs: Observation, previous: Observation) -> Observation:
+    """``obs`` showing what changed since ``previous`` (as ``page.observe(since=)`` does):
+    a batch's effect holds the change of its last action only."""
+    shared = {e.id for e in previous.elements} & {e.id for e in obs.elements}
+    same = bool(shared) or not (previous.elements and obs.elements)
+    return replace(obs, changes=passes.diff(previous.elements, obs.elements, same_document=same))
+
+
+def count_tokens(text: str) -> int:
+    from pagesight.observe.tokens import count_tokens as count
+
+    return count(text)

@@ -1,0 +1,209 @@
+"""ToolRegistry: every tool the agent (and, later, the MCP server) offers, one a file.
+
+The built-in tools are the modules of :mod:`pagesight.agent.tools`; a folder a user passes
+adds its ``*.py`` files the same way. Each file holds one tool: an ``async def`` named as the
+file (``greet.py`` defines ``greet``); files starting with ``_`` are skipped. Dropping a file
+in the folder is all it takes to add a tool.
+
+An adapter (the agent loop, an MCP server) needs only :meth:`ToolRegistry.specs` (name,
+description, input schema) and :meth:`ToolRegistry.call`, which takes the arguments as a
+dict and never raises for a bad call: unknown tools, arguments that do not fit the schema and
+every :class:`~pagesight.errors.InputError` (a stale id, a covered element, a bad URL) come
+back as a :class:`ToolResult` whose ``error`` says why. A
+:class:`~pagesight.errors.RuntimeFailure` (the browser crashed) does propagate: nothing more
+can be done on that page.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import pkgutil
+import re
+import sys
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+import pydantic
+
+from pagesight.agent.tool import PageStep, Tool, ToolResult, validation_message
+from pagesight.errors import ActionError, InputError, InvalidOption
+
+if TYPE_CHECKING:
+    from pagesight.agent.session import Session
+
+
+@dataclass(frozen=True, kw_only=True)
+class ToolSpec:
+    """A tool as a model or an MCP client is shown it."""
+
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": self.input_schema,
+        }
+
+
+class ToolRegistry:
+    """The tools by name. :meth:`discover` builds the usual one."""
+
+    def __init__(self, tools: Iterable[Tool]) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            if tool.name in self._tools:
+                raise InvalidOption(
+                    "tools", f"two tools are named {tool.name!r}; rename one of the files"
+                )
+            self._tools[tool.name] = tool
+
+    @classmethod
+    def discover(cls, folders: Iterable[str | Path] = ()) -> ToolRegistry:
+        """The built-in tools, plus one tool for each ``*.py`` file in ``folders``."""
+        from pagesight.agent import tools as package
+
+        modules = [
+            importlib.import_module(f"{package.__name__}.{info.name}")
+            for info in pkgutil.iter_modules(package.__path__)
+            if not info.name.startswith("_")
+        ]
+        for folder in folders:
+            modules.extend(_folder_modules(Path(folder)))
+        return cls(_tool_of(module) for module in modules)
+
+    def __iter__(self) -> Iterator[Tool]:
+        return iter(self._tools.values())
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._tools
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._tools)
+
+    def get(self, name: str) -> Tool:
+        if name not in self._tools:
+            raise InvalidOption(
+                "tool", f"no tool named {name!r}; tools: {', '.join(sorted(self._tools))}"
+            )
+        return self._tools[name]
+
+    def specs(self) -> tuple[ToolSpec, ...]:
+        """Every tool's name, description and input schema."""
+        return tuple(
+            ToolSpec(name=t.name, description=t.description, input_schema=t.input_schema)
+            for t in self
+        )
+
+    async def plan(
+        self, name: str, arguments: Mapping[str, Any], session: Session
+    ) -> PageStep | ToolResult:
+        """Check the arguments and run the tool's function, without running a page step it
+        returns (the ``batch`` tool gathers those); a failure as a ToolResult."""
+        if name not in self._tools:
+            known = ", ".join(sorted(self._tools))
+            return ToolResult.failure("unknown_tool", f"no tool named {name!r}; tools: {known}")
+        tool = self._tools[name]
+        try:
+            checked = tool.check(arguments)
+        except pydantic.ValidationError as exc:
+            return ToolResult.failure("invalid_arguments", validation_message(name, exc))
+        try:
+            out = await tool.function(session, **checked)
+        except InputError as exc:
+            return _failure(exc, session)
+        if isinstance(out, str):
+            return ToolResult(text=out)
+        if not isinstance(out, PageStep | ToolResult):
+            raise TypeError(f"tool {name!r} returned {type(out).__name__}, not a ToolResult")
+        return out
+
+    async def call(self, name: str, arguments: Mapping[str, Any], session: Session) -> ToolResult:
+        """Run the tool ``name`` with ``arguments`` (a dict, as a model or MCP client sends
+        it) in ``session``: its result, with secrets masked in its text and value."""
+        planned = await self.plan(name, arguments, session)
+        if isinstance(planned, PageStep):
+            planned = await run_step(planned, session)
+        return masked(planned, session)
+
+
+async def run_step(step: PageStep, session: Session) -> ToolResult:
+    """Run one page step (secrets filled in now) and report its Effect."""
+    page = session.page
+    try:
+        args = session.secrets.fill(step.args)
+        if step.action == "navigate":
+            effect = await page.navigate(**args)
+        elif step.action == "back":
+            effect = await page.back(**args)
+        else:
+            effect = await page.act(step.ref, step.action, **args)
+    except InputError as exc:
+        return _failure(exc, session)
+    session.latest = effect.observation
+    return ToolResult(
+        text=effect.text(),
+        value=effect.to_dict(),
+        observation=effect.observation,
+        effect=effect,
+    )
+
+
+def masked(result: ToolResult, session: Session) -> ToolResult:
+    """``result`` with every secret value in its text and value written ``{{NAME}}``."""
+    from dataclasses import replace
+
+    secrets = session.secrets
+    return replace(result, text=secrets.mask(result.text), value=secrets.mask(result.value))
+
+
+def _failure(exc: InputError, session: Session) -> ToolResult:
+    return ToolResult.failure(reason_of(exc), session.secrets.mask(str(exc)))
+
+
+def reason_of(exc: InputError) -> str:
+    """The typed reason of an error: an ActionError's own, else its class in snake case
+    (``InvalidOption`` -> ``invalid_option``, ``UnsupportedURL`` -> ``unsupported_url``)."""
+    if isinstance(exc, ActionError):
+        return exc.reason
+    words = re.findall(r"[A-Z]+(?![a-z])|[A-Z][a-z]*", type(exc).__name__)
+    return "_".join(w.lower() for w in words)
+
+
+def _folder_modules(folder: Path) -> list[ModuleType]:
+    if not folder.is_dir():
+        raise InvalidOption("tools", f"the tools folder {folder} does not exist")
+    # A package name of its own per folder, so two folders may each hold a `greet.py`.
+    prefix = "pagesight_user_tools_" + hashlib.sha1(str(folder.resolve()).encode()).hexdigest()[:10]
+    out = []
+    for path in sorted(folder.glob("*.py")):
+        if path.name.startswith("_"):
+            continue
+        spec = importlib.util.spec_from_file_location(f"{prefix}.{path.stem}", path)
+        if spec is None or spec.loader is None:
+            raise InvalidOption("tools", f"{path} cannot be imported as a Python module")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module  # get_type_hints looks the module up by name
+        spec.loader.exec_module(module)
+        out.append(module)
+    return out
+
+
+def _tool_of(module: ModuleType) -> Tool:
+    name = module.__name__.rsplit(".", 1)[-1]
+    function = getattr(module, name, None)
+    if function is None:
+        where = getattr(module, "__file__", module.__name__)
+        raise InvalidOption("tools", f"{where} must define `async def {name}(session, …)`")
+    return Tool.from_function(function, name=name)

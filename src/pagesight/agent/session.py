@@ -1,0 +1,38 @@
+"""Session: the live state every tool call shares — the browser, the tab in use, the latest
+observation, the secrets and the skills. The agent loop makes one a run; an MCP server one
+a connection."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pagesight.agent.secrets import Secrets
+from pagesight.agent.skills import Skills
+from pagesight.observe.observation import Observation
+
+if TYPE_CHECKING:
+    from pagesight.agent.registry import ToolRegistry
+    from pagesight.browser.browser import AsyncBrowser
+    from pagesight.browser.page import AsyncPage
+
+
+class Session:
+    """What the tools act through. ``page`` is the tab in use (the ``tabs`` tool switches
+    it); ``latest`` the last observation a tool read or an action returned (``observe``'s
+    ``since_last`` compares with it)."""
+
+    def __init__(
+        self,
+        *,
+        browser: AsyncBrowser,
+        page: AsyncPage,
+        registry: ToolRegistry,
+        secrets: Secrets | None = None,
+        skills: Skills | None = None,
+    ) -> None:
+        self.browser = browser
+        self.page = page
+        self.registry = registry
+        self.secrets = secrets or Secrets()
+        self.skills = skills or Skills.load()
+        self.latest: Observation | None = None

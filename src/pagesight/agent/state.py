@@ -1,0 +1,181 @@
+"""What a planner is shown (State) and what a run leaves (StepRecord, RunResult)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from pagesight.agent.decision import Decision, Usage, decision_dict
+from pagesight.agent.registry import ToolSpec
+from pagesight.agent.tool import ToolFailure
+from pagesight.observe.observation import Observation
+
+StopReason = Literal[
+    "done",
+    "max_steps",
+    "repeated_errors",
+    "planner_stopped",
+    "needs_person",
+    "context_overflow",
+    "expect_failed",
+    "target_not_found",
+    "target_ambiguous",
+    "no_effect",
+    "step_failed",
+]
+"""Why a run ended: the goal was reached (``done``); ``max_steps`` decisions were made; the
+same kind of error three steps in a row (``repeated_errors``); the planner gave up
+(``planner_stopped``) or asked for a person (``needs_person``); a model's context outgrew
+its token budget (``context_overflow``); and the steps planner's own stops (see
+:data:`~pagesight.agent.decision.PlannerStop`): ``expect_failed``, ``target_not_found``,
+``target_ambiguous``, ``no_effect``, ``step_failed``."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class CallRecord:
+    """One tool call of a step, as recorded: secrets are ``{{NAME}}`` in all of it."""
+
+    tool: str
+    arguments: dict[str, Any]
+    text: str
+    """What the tool answered, as a model reads it."""
+    value: dict[str, Any]
+    error: ToolFailure | None
+    seconds: float
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "tool": self.tool,
+            "arguments": self.arguments,
+            "ok": self.error is None,
+            "text": self.text,
+            "value": self.value,
+            "error": self.error.to_dict() if self.error is not None else None,
+            "seconds": round(self.seconds, 4),
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class StepRecord:
+    """One step: the page it was decided on, the decision, and the calls it made."""
+
+    number: int
+    url: str
+    mode: str
+    """How the page was read: ``cdp``, ``evaluate`` or ``vision``."""
+    tokens: int
+    """Tokens of the observation the planner was shown."""
+    decision: Decision
+    calls: tuple[CallRecord, ...]
+    observe_seconds: float
+    decide_seconds: float
+    act_seconds: float
+    targets: tuple[dict[str, Any], ...] = ()
+    """The elements the decision named by ``ref``, as the page showed them then (id, role,
+    name, value, context): what a report or a replay calls the target in words."""
+    screenshot: Path | None = None
+
+    @property
+    def error(self) -> ToolFailure | None:
+        """The first failure among the calls, if any."""
+        return next((c.error for c in self.calls if c.error is not None), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "step": self.number,
+            "url": self.url,
+            "observation": {"mode": self.mode, "tokens": self.tokens},
+            "decision": decision_dict(self.decision),
+            "targets": list(self.targets),
+            "calls": [c.to_dict() for c in self.calls],
+            "seconds": {
+                "observe": round(self.observe_seconds, 4),
+                "decide": round(self.decide_seconds, 4),
+                "act": round(self.act_seconds, 4),
+            },
+            "screenshot": self.screenshot.name if self.screenshot is not None else None,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class State:
+    """What a planner decides on.
+
+    ``text`` is the page as a model reads it (the outline, secrets masked); ``delta`` only
+    what changed since the step before (``None`` on the first step or a new document);
+    ``observation`` the page itself, for planners in this process (never sent as it is: it
+    may hold a secret the page shows). ``history`` holds the steps so far with their effects.
+    """
+
+    goal: str | None
+    step: int
+    """1 for the first decision."""
+    max_steps: int
+    url: str
+    observation: Observation
+    text: str
+    delta: str | None
+    history: tuple[StepRecord, ...]
+    tools: tuple[ToolSpec, ...]
+    skills: str
+    """The skill catalog (``- name: description`` lines) for the system prompt."""
+    shoot: Callable[[bool], Awaitable[bytes]] | None = field(
+        default=None, repr=False, compare=False
+    )
+
+    async def screenshot(self, *, marks: bool = False) -> bytes:
+        """The page now as a PNG; with ``marks``, every element of ``observation`` in view
+        gets a box and a badge with its id (set-of-marks), for a vision model. The fields
+        that show a secret are blacked out."""
+        if self.shoot is None:
+            raise RuntimeError("this State was not made by a run: it has no page to shoot")
+        return await self.shoot(marks)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunResult:
+    """How a run went. ``reached`` is True when it ended ``done``."""
+
+    goal: str | None
+    stop_reason: StopReason
+    message: str
+    """Why it stopped, in a sentence (the planner's message, the repeated error)."""
+    answer: str | None
+    steps: tuple[StepRecord, ...]
+    final_url: str
+    rounds: int
+    """Decisions that acted on the page: a batch counts one."""
+    tokens: int
+    """Observation tokens the planner was shown, summed over the steps."""
+    seconds: float
+    """Wall time of the run."""
+    folder: Path
+    """Where its records are (``run.jsonl``, ``summary.json``, ``report.html``, …)."""
+    usage: Usage | None = None
+    """A model's tokens and cost, summed over the decisions that reported any."""
+
+    @property
+    def reached(self) -> bool:
+        return self.stop_reason == "done"
+
+    def summary(self) -> dict[str, Any]:
+        """What ``summary.json`` holds."""
+        usage = self.usage
+        return {
+            "goal": self.goal,
+            "stop_reason": self.stop_reason,
+            "reached": self.reached,
+            "message": self.message,
+            "answer": self.answer,
+            "steps": len(self.steps),
+            "rounds": self.rounds,
+            "final_url": self.final_url,
+            "tokens": self.tokens,
+            "model_tokens": (
+                {"input": usage.input_tokens, "output": usage.output_tokens} if usage else None
+            ),
+            "cost": usage.cost if usage is not None else None,
+            "seconds": round(self.seconds, 3),
+        }

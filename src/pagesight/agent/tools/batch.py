@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pydantic
+
+from pagesight.agent.registry import masked, reason_of
+from pagesight.agent.session import Session
+from pagesight.agent.tool import PageStep, ToolFailure, ToolResult
+from pagesight.errors import InputError
+
+
+class BatchAction(pydantic.BaseModel):
+    """One action of a batch: a page tool's name and its arguments."""
+
+    model_config = pydantic.ConfigDict(extra="forbid")
+    tool: str = pydantic.Field(description="click, input, select, hover, press_key, scroll, …")
+    arguments: dict[str, Any] = pydantic.Field(
+        default_factory=dict, description="That tool's arguments."
+    )
+
+
+async def batch(session: Session, *, actions: list[BatchAction]) -> ToolResult:
+    """Run several page actions in order as one round, stopping at the first that fails
+    (fill a form: type, select, tick, then save). One that loads a page must be the last.
+
+    Args:
+        actions: The actions, each a page tool (click, input, select, hover, press_key,
+            scroll, drag, upload, navigate, back) with its arguments.
+    """
+    if not actions:
+        return ToolResult.failure("invalid_arguments", "batch: give at least one action")
+    steps: list[PageStep] = []
+    registry = session.registry
+    for number, item in enumerate(actions, start=1):
+        if item.tool in registry and not registry.get(item.tool).page_action:
+            # Refused before it runs: planning a tool that is not a page step runs it.
+            message = f"action {number}: {item.tool} does not act on the page; nothing was run"
+            return ToolResult.failure("not_batchable", message)
+        planned = await registry.plan(item.tool, item.arguments, session)
+        if isinstance(planned, ToolResult):
+            message = planned.error.message if planned.error else "no page step"
+            reason = planned.error.reason if planned.error else "not_batchable"
+            return ToolResult.failure(reason, f"action {number}: {message}; nothing was run")
+        steps.append(planned)
+    try:
+        filled = [(s.ref, s.action, session.secrets.fill(s.args)) for s in steps]
+        result = await session.page.batch(filled)
+    except InputError as exc:  # a step page.batch refused before any ran (a missing file)
+        return ToolResult.failure(reason_of(exc), f"{exc}; nothing was run")
+    if result.effect is not None:
+        session.latest = result.effect.observation
+    lines = [result.text()]
+    if result.effect is not None:
+        lines.append(result.effect.text())
+    value = {
+        "steps": [
+            {
+                "index": s.index,
+                "ref": s.element_id,
+                "action": s.action,
+                "status": s.status,
+                "effect": s.effect.to_dict() if s.effect is not None else None,
+                "error": (
+                    {"reason": s.error.reason, "message": str(s.error)}
+                    if s.error is not None
+                    else None
+                ),
+            }
+            for s in result.steps
+        ]
+    }
+    failed = next((s for s in result.steps if s.error is not None), None)
+    out = ToolResult(
+        text="\n".join(lines),
+        value=value,
+        observation=result.effect.observation if result.effect is not None else None,
+        effect=result.effect,
+    )
+    if failed is not None and failed.error is not None:
+        out = replace(out, error=ToolFailure(reason=failed.error.reason, message=str(failed.error)))
+    return masked(out, session)

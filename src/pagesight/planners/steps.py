@@ -1,0 +1,490 @@
+"""The steps planner: a script of steps in words, run offline and deterministically.
+
+::
+
+    planner = StepsPlanner.from_file("task.steps")       # or StepsPlanner.from_text("…")
+    agent = Agent(browser, planner, secrets=planner.secrets())
+    result = agent.run("http://127.0.0.1:8000/")
+
+Each decision covers as many steps as can run as one round: consecutive actions whose targets
+resolve on the page as it is now (see :mod:`pagesight.planners.resolve`) go into one
+:class:`~pagesight.agent.decision.Batch`. A round ends before an ``expect`` or ``wait for``
+(it looks at the page after the actions before it), after ``go to`` and after a click on a
+link (they load another page), and before a step whose target is not on the page yet (it is
+resolved in the next round, on the page the round left).
+
+The next decision first checks the round it issued, through each step's Effect: a click that
+changed nothing (``no_op``) stops the run (``no_effect``), as does an action that failed
+(``step_failed``) — except a step after the first of its round that was refused or failed on
+a page its round had changed: its target is resolved again on the new page, once; and a
+click followed by ``wait for`` may change nothing at once (the wait checks it). Then the
+checks: ``expect`` looks at the observation the planner is shown (free: no round), and so
+does ``wait for`` when the text is there already; when it is not, the ``wait_for_text`` tool
+polls the page (its own round). A failed check stops the run (``expect_failed``), a target
+nothing matches or two match too closely to tell apart stops it too (``target_not_found``,
+``target_ambiguous``), each with a message naming the line, what was expected, what was seen
+and the best candidates with their scores.
+
+Every decision carries in ``raw`` the steps it covers, each with the element it resolved to
+(id, role, name, context, selector, score, and ``how``: by words, by hint, or healed), and
+the checks made: the records hold what a replay (``steps.txt``) and the live progress need.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin
+
+from pagesight.agent.decision import Action, Batch, Decision, Done, PlannerStop, Stop
+from pagesight.agent.state import State
+from pagesight.errors import InvalidOption, StepsError
+from pagesight.observe import find as finding
+from pagesight.observe.observation import Observation
+from pagesight.observe.tree import Node
+from pagesight.planners.grammar import CHECKS, Step, Target, element_words, parse
+from pagesight.planners.resolve import Candidate, Refused, Resolved, resolve
+
+WAIT_TIMEOUT_S = 10.0
+"""How long ``wait for`` waits by default."""
+
+_ACCEPTS: dict[str, frozenset[str] | None] = {
+    "type": frozenset({"input"}),
+    "select": frozenset({"select"}),
+    "upload": frozenset({"upload"}),
+    "expect_value": frozenset({"input", "select"}),
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Planned:
+    index: int
+    """The step's place in the script."""
+    step: Step
+    action: Action
+    record: dict[str, Any]
+    navigates: bool = False
+
+
+class StepsPlanner:
+    """Runs a script of steps (see :mod:`pagesight.planners.grammar` for the language).
+
+    ``base`` is the folder relative ``upload`` files are found in (a script file's own);
+    ``wait_timeout`` how long ``wait for`` waits; ``batch=False`` makes each action a round of
+    its own (to measure what batching saves). After a run, ``healed`` lists the steps whose
+    recorded selector no longer named their element and that were found again by their words.
+    """
+
+    include = frozenset({"selector"})
+    """What every observation the agent shows this planner must hold (read by the loop)."""
+
+    def __init__(
+        self,
+        steps: Sequence[Step],
+        *,
+        source: str = "<steps>",
+        base: str | Path | None = None,
+        wait_timeout: float = WAIT_TIMEOUT_S,
+        batch: bool = True,
+    ) -> None:
+        if not steps:
+            raise StepsError("the script has no steps")
+        if not 0 < wait_timeout <= 120:
+            raise InvalidOption("wait_timeout", f"wait_timeout is 0 to 120 s, not {wait_timeout}")
+        self.steps = tuple(steps)
+        self.source = source
+        self._base = Path(base) if base is not None else None
+        self._wait_timeout = wait_timeout
+        self._batch = batch
+        self._cursor = 0
+        self._issued: list[_Planned] = []
+        self._healed: dict[tuple[int, str], dict[str, Any]] = {}
+
+    @classmethod
+    def from_text(cls, text: str, *, source: str = "<text>", **options: Any) -> StepsPlanner:
+        """The planner of a script given as text; ``StepsError`` naming a line that is no step."""
+        return cls(parse(text), source=source, **options)
+
+    @classmethod
+    def from_file(cls, path: str | Path, **options: Any) -> StepsPlanner:
+        """The planner of a script file (UTF-8); ``InvalidOption("steps")`` when there is no
+        such file, ``StepsError`` (``line N: …``) for a line that is no step."""
+        path = Path(path)
+        if not path.is_file():
+            raise InvalidOption("steps", f"no steps file at {str(path)!r}")
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise InvalidOption("steps", f"cannot read {str(path)!r} as UTF-8 text: {exc}") from exc
+        try:
+            steps = parse(text)
+        except StepsError as exc:
+            error = StepsError(f"{path}: {exc}")
+            error.line = exc.line
+            raise error from exc
+        options.setdefault("base", path.parent)
+        return cls(steps, source=str(path), **options)
+
+    @property
+    def healed(self) -> tuple[dict[str, Any], ...]:
+        """The steps healed so far: line, step, the old ``hint`` and the new ``selector``."""
+        return tuple(self._healed[key] for key in sorted(self._healed))
+
+    def secret_names(self) -> dict[str, int]:
+        """Each secret the script names (``{{NAME}}``), with the first line naming it."""
+        names: dict[str, int] = {}
+        for step in self.steps:
+            for name in step.secret_names:
+                names.setdefault(name, step.line)
+        return names
+
+    def secrets(
+        self, given: Mapping[str, str] | None = None, *, environ: Mapping[str, str] | None = None
+    ) -> dict[str, str]:
+        """The value of every secret the script names: from ``given`` (``--secret``), else from
+        the environment variable of that name. ``StepsError`` naming the line of one that has
+        neither."""
+        given = dict(given or {})
+        env = os.environ if environ is None else environ
+        out = {}
+        for name, line in self.secret_names().items():
+            value = given.get(name) or env.get(name)
+            if not value:
+                error = StepsError(
+                    f"{{{{{name}}}}} needs a value: --secret {name}=VALUE or the environment "
+                    f"variable {name}",
+                    line=line,
+                )
+                if not self.source.startswith("<"):  # a file: say which
+                    error = StepsError(f"{self.source}: {error}")
+                    error.line = line
+                raise error
+            out[name] = value
+        return out
+
+    async def decide(self, state: State) -> Decision:
+        if state.step == 1:  # a new run: the script from its start
+            self._cursor, self._issued, self._healed = 0, [], {}
+        if self._issued:
+            stopped = self._verify(state)
+            if stopped is not None:
+                return stopped
+        obs = state.observation
+        checks: list[dict[str, Any]] = []
+        planned: list[_Planned] = []
+        while self._cursor < len(self.steps):
+            step = self.steps[self._cursor]
+            if step.kind in CHECKS:
+                if planned:
+                    break
+                ok, record = _check(step, obs)
+                checks.append(record)
+                target = record.get("target") or {}
+                if target.get("how") == "healed":
+                    self._healed[(step.line, "target")] = {
+                        "line": step.line,
+                        "step": step.text,
+                        "hint": target.get("hint"),
+                        "selector": target.get("selector"),
+                    }
+                if ok:
+                    self._cursor += 1
+                    continue
+                if step.kind != "wait_for":
+                    return self._stop("expect_failed", step, record["message"], checks)
+                planned.append(self._wait(step))
+                break
+            item = self._plan(step, state)
+            if isinstance(item, Refused):
+                if planned:  # it may be on the page once this round has run
+                    break
+                message = f"line {step.line}: {step.text}: {item.message}"
+                return self._stop(item.reason, step, message, checks, item.candidates)
+            planned.append(item)
+            self._cursor += 1
+            if item.navigates or not self._batch:
+                break
+        self._issued = planned
+        raw = {"planner": "steps", "checks": checks, "steps": [p.record for p in planned]}
+        if not planned:
+            return Done(label="every step ran", raw=raw)
+        label = "; ".join(p.step.text for p in planned)
+        if len(planned) == 1:
+            a = planned[0].action
+            return Action(tool=a.tool, arguments=a.arguments, label=label, raw=raw)
+        return Batch(actions=tuple(p.action for p in planned), label=label, raw=raw)
+
+    # --- planning a step ------------------------------------------------------------------------
+
+    def _plan(self, step: Step, state: State) -> _Planned | Refused:
+        obs = state.observation
+        record: dict[str, Any] = {"line": step.line, "step": step.text, "kind": step.kind}
+        if step.kind == "go_to":
+            url = urljoin(state.url, step.value or "")
+            action = Action(tool="navigate", arguments={"url": url})
+            return _Planned(
+                index=self._cursor, step=step, action=action, record=record, navigates=True
+            )
+        if step.kind == "press" and step.target is None:
+            action = Action(tool="press_key", arguments={"key": step.value})
+            return _Planned(index=self._cursor, step=step, action=action, record=record)
+        assert step.target is not None
+        accepts = _ACCEPTS.get(step.kind)
+        found = resolve(obs, step.target, accepts=accepts)
+        if isinstance(found, Refused):
+            return found
+        record["target"] = self._target_record(step, step.target, found, obs, accepts)
+        ref, words = found.element.id, step.target.query
+        args: dict[str, Any] = {"ref": ref, "element": words}
+        tool = {
+            "click": "click",
+            "type": "input",
+            "select": "select",
+            "press": "press_key",
+            "hover": "hover",
+            "scroll_to": "scroll",
+            "drag": "drag",
+            "upload": "upload",
+        }[step.kind]
+        if step.kind == "type":
+            args["text"] = step.value
+        elif step.kind == "select":
+            args["values"] = [step.value]
+        elif step.kind == "press":
+            args["key"] = step.value
+        elif step.kind == "upload":
+            args["files"] = [self._file(step.value or "")]
+        elif step.kind == "drag":
+            assert step.to is not None
+            dropped = resolve(obs, step.to, accepts=None)
+            if isinstance(dropped, Refused):
+                return dropped
+            record["to"] = self._target_record(step, step.to, dropped, obs, None)
+            args.update(to_ref=dropped.element.id, to_element=step.to.query)
+        navigates = step.kind == "click" and found.element.role == "link"
+        return _Planned(
+            index=self._cursor,
+            step=step,
+            action=Action(tool=tool, arguments=args),
+            record=record,
+            navigates=navigates,
+        )
+
+    def _wait(self, step: Step) -> _Planned:
+        action = Action(
+            tool="wait_for_text", arguments={"text": step.value, "timeout": self._wait_timeout}
+        )
+        record = {"line": step.line, "step": step.text, "kind": step.kind}
+        planned = _Planned(index=self._cursor, step=step, action=action, record=record)
+        self._cursor += 1
+        return planned
+
+    def _file(self, name: str) -> str:
+        path = Path(name).expanduser()
+        if not path.is_absolute() and self._base is not None and (self._base / path).exists():
+            path = self._base / path
+        return str(path)
+
+    def _target_record(
+        self,
+        step: Step,
+        target: Target,
+        found: Resolved,
+        obs: Observation,
+        accepts: frozenset[str] | None,
+    ) -> dict[str, Any]:
+        """The element as the records keep it, with the words a replay names it by: the
+        page's own (``"Edit" button in "Alice Chen"``) when they find it alone on this page,
+        else the step's."""
+        el = found.element
+        canonical = element_words(el.role, el.name, el.context)
+        again = resolve(obs, Target(words=canonical), accepts=accepts)
+        same = isinstance(again, Resolved) and again.element.id == el.id
+        if found.how == "healed":
+            part = "to" if target is step.to else "target"
+            self._healed[(step.line, part)] = {
+                "line": step.line,
+                "step": step.text,
+                "hint": target.hint,
+                "selector": found.candidate.selector,
+            }
+        return {
+            **found.candidate.to_dict(),
+            "how": found.how,
+            "hint": target.hint,
+            "words": canonical if same else target.words,
+            "runners_up": [c.to_dict() for c in found.runners_up[:2]],
+        }
+
+    # --- checking the round before ------------------------------------------------------------
+
+    def _verify(self, state: State) -> Stop | None:
+        """The round issued last, through each step's Effect: a stop, or None to go on (with
+        the cursor moved back to a step that must be resolved again)."""
+        issued, self._issued = self._issued, []
+        if not state.history or not state.history[-1].calls:
+            return None
+        call = state.history[-1].calls[0]
+        if call.tool != "batch":
+            planned = issued[0]
+            if call.error is not None:
+                reason: PlannerStop = (
+                    "expect_failed" if call.tool == "wait_for_text" else "step_failed"
+                )
+                message = f"line {planned.step.line}: {planned.step.text}: {call.error.message}"
+                if planned.step.kind == "wait_for":
+                    message += "; the page shows: " + _closest_texts(
+                        state.observation, planned.step.value or ""
+                    )
+                return self._stop(reason, planned.step, message, [])
+            return self._no_op(planned, call.value.get("kinds", ()))
+        results = call.value.get("steps") or []
+        for i, planned in enumerate(issued):
+            result = results[i] if i < len(results) else None
+            if result is None or result["status"] != "done":
+                if result is None:  # refused before any step ran: say which lines it held
+                    lines = ", ".join(str(p.step.line) for p in issued)
+                    why = call.error.message if call.error else "it did not run"
+                    message = f"lines {lines} ({'; '.join(p.step.text for p in issued)}): {why}"
+                    return self._stop("step_failed", planned.step, message, [])
+                if i == 0:
+                    error = result.get("error") or {}
+                    why = error.get("message") or f"it was {result['status']}"
+                    message = f"line {planned.step.line}: {planned.step.text}: {why}"
+                    return self._stop("step_failed", planned.step, message, [])
+                # Resolved on the page before its round changed it: resolve it again now.
+                self._cursor = planned.index
+                return None
+            effect = result.get("effect") or {}
+            stopped = self._no_op(planned, effect.get("kinds", ()))
+            if stopped is not None:
+                return stopped
+        return None
+
+    def _no_op(self, planned: _Planned, kinds: Sequence[str]) -> Stop | None:
+        if planned.step.kind != "click" or list(kinds) != ["no_op"]:
+            return None
+        following = self.steps[planned.index + 1] if planned.index + 1 < len(self.steps) else None
+        if following is not None and following.kind == "wait_for":
+            return None  # the script says the change comes later: the wait checks it
+        target = planned.record.get("target") or {}
+        clicked = _describe(target) if target else "the element"
+        others = "; ".join(_describe(c) for c in target.get("runners_up", ()))
+        message = (
+            f"line {planned.step.line}: {planned.step.text}: expected the click to change the "
+            f"page; seen: nothing changed (no_op) after clicking {clicked}"
+            + (f"; other candidates: {others}" if others else "")
+        )
+        return self._stop("no_effect", planned.step, message, [])
+
+    def _stop(
+        self,
+        reason: PlannerStop,
+        step: Step,
+        message: str,
+        checks: list[dict[str, Any]],
+        candidates: Sequence[Candidate] = (),
+    ) -> Stop:
+        raw = {
+            "planner": "steps",
+            "checks": checks,
+            "steps": [],
+            "failed": {
+                "line": step.line,
+                "step": step.text,
+                "reason": reason,
+                "candidates": [c.to_dict() for c in candidates],
+            },
+        }
+        return Stop(reason=reason, message=message, label=step.text, raw=raw)
+
+
+# --- checks ----------------------------------------------------------------------------------
+
+
+def _check(step: Step, obs: Observation) -> tuple[bool, dict[str, Any]]:
+    """Whether a check holds on ``obs``, and its record (with a message when it does not)."""
+    want = step.value or ""
+    record: dict[str, Any] = {
+        "line": step.line,
+        "step": step.text,
+        "kind": step.kind,
+        "value": want,
+    }
+    if step.kind in ("expect_text", "wait_for"):
+        ok = finding.normalise(want) in finding.normalise("\n".join(_texts(obs)))
+        record["ok"] = ok
+        if not ok:
+            record["message"] = (
+                f"line {step.line}: {step.text}: expected the page to show {want!r}; seen: "
+                + _closest_texts(obs, want)
+            )
+        return ok, record
+    assert step.target is not None
+    found = resolve(obs, step.target, accepts=_ACCEPTS["expect_value"])
+    if isinstance(found, Refused):
+        record.update(ok=False, message=f"line {step.line}: {step.text}: {found.message}")
+        return False, record
+    el = found.element
+    seen = el.value or ""
+    ok = finding.normalise(seen) == finding.normalise(want)
+    record.update(ok=ok, seen=seen, target={**found.candidate.to_dict(), "how": found.how})
+    record["target"]["words"] = element_words(el.role, el.name, el.context)
+    record["target"]["hint"] = step.target.hint
+    if not ok:
+        others = "; ".join(c.describe() for c in found.runners_up[:2])
+        record["message"] = (
+            f"line {step.line}: {step.text}: expected {found.candidate.describe()} to be "
+            f"{want!r}; seen: {seen!r}" + (f"; other candidates: {others}" if others else "")
+        )
+    return ok, record
+
+
+def _texts(obs: Observation) -> list[str]:
+    """Every text the page shows: each node's name and value."""
+    out: list[str] = []
+
+    def walk(nodes: Sequence[Node]) -> None:
+        for node in nodes:
+            out.extend(t for t in (node.name, node.value) if t)
+            walk(node.children)
+
+    walk(obs.tree)
+    return out
+
+
+def _closest_texts(obs: Observation, want: str) -> str:
+    """The texts of the page most like ``want``, with find's scores."""
+    q = finding.Query.parse(want) if finding.normalise(want) else None
+    scored: list[tuple[float, str]] = []
+    seen: set[str] = set()
+
+    def walk(nodes: Sequence[Node]) -> None:
+        for node in nodes:
+            if q is not None and node.name and node.name not in seen:
+                seen.add(node.name)
+                points = finding.score(q, finding.Target.of(node))
+                if points > 0:
+                    scored.append((points, node.name))
+            walk(node.children)
+
+    walk(obs.tree)
+    scored.sort(key=lambda s: -s[0])
+    if not scored:
+        return f"nothing like it on {obs.url}"
+    return "; ".join(f"{_quoted(t)} (score {p:g})" for p, t in scored[:3])
+
+
+def _quoted(text: str) -> str:
+    import json
+
+    return json.dumps(text if len(text) <= 80 else text[:79] + "…", ensure_ascii=False)
+
+
+def _describe(c: Mapping[str, Any]) -> str:
+    context = f" in {_quoted(c['context'])}" if c.get("context") else ""
+    at = f"  @ {c['selector']}" if c.get("selector") else ""
+    return f"[{c['id']}] {c['role']} {_quoted(c['name'])}{context}  score {c['score']:g}{at}"

@@ -1,0 +1,1 @@
+"""Run records: what an agent run leaves in its folder (see :mod:`pagesight.runs.record`)."""

@@ -1,0 +1,126 @@
+"""A model planner's context, driven by the scripted fake model shipped in the package: one
+full observation kept, earlier ones collapsed to their action and effect, a token budget."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+
+from conftest import StaticServer
+from pagesight import Agent, Browser, ContextOverflow
+from pagesight.agent import Context, Message, ModelPlanner, ModelReply, ScriptedModel, ToolCall
+from pagesight.agent.context import collapsed
+
+FULL = "page now:\n"
+
+
+def _id(messages: Sequence[Message], role: str, name: str) -> int:
+    """The id a model would read off the latest observation it was sent."""
+    text = messages[-1].content
+    found = re.findall(rf'\[(\d+)\] {role} "{re.escape(name)}"', text)
+    assert len(found) == 1, text
+    return int(found[0])
+
+
+def _script() -> list[ModelReply | object]:
+    return [
+        lambda m: ModelReply.calling("input", ref=_id(m, "textbox", "Job title"), text="VP"),
+        lambda m: ModelReply(
+            tool_calls=(  # two calls in one reply: a batch, one round
+                ToolCall(
+                    id="a",
+                    name="select",
+                    arguments={"ref": _id(m, "combobox", "Location"), "values": ["Tokyo"]},
+                ),
+                ToolCall(id="b", name="click", arguments={"ref": _id(m, "button", "Save")}),
+            )
+        ),
+        ModelReply.calling("done", answer="saved"),
+    ]
+
+
+def test_the_context_keeps_one_full_observation_and_collapses_the_rest(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    model = ScriptedModel(_script())  # type: ignore[arg-type]
+    planner = ModelPlanner(model)
+    agent = Agent(browser, planner, out=tmp_path)
+    result = agent.run(server.url("agent-contact.html"), goal="Alice: VP in Tokyo")
+    try:
+        assert result.stop_reason == "done" and result.answer == "saved"
+        assert result.rounds == 2
+        assert agent.page is not None
+        saved = agent.page.playwright.evaluate("window.saved")
+        assert (saved["title"], saved["location"]) == ("VP", "Tokyo")
+    finally:
+        if agent.page is not None:
+            agent.page.close()
+    assert len(model.requests) == 3
+    for sent in model.requests:
+        assert collapsed(sent) == 1
+        assert sum(FULL in m.content for m in sent) == 1  # one outline, the latest
+        assert FULL in sent[-1].content
+    last = model.requests[-1]
+    system, goal, _first_call, typed, _second_call, selected, clicked = last
+    assert system.role == "system" and "- browsing: How to drive a web page" in system.content
+    # The goal stays, its page goes.
+    assert goal.content.startswith("goal: Alice: VP in Tokyo\n\n(page ")
+    assert "outline dropped" in goal.content and '"Job title"' not in goal.content
+    # An earlier action keeps its effect, not the element list.
+    assert typed.role == "tool" and typed.tool_call_id is not None
+    assert '"Job title": "Software Engineer" -> "VP"' in typed.content
+    assert 'button "Archive"' not in typed.content
+    # Each call of a batch is answered; the last holds the page now.
+    assert (selected.tool_call_id, clicked.tool_call_id) == ("a", "b")
+    assert "1. select" in selected.content and "2. click" in selected.content
+    assert 'button "Archive"' in clicked.content and FULL in clicked.content
+    # The model was offered the registry's tools, schemas and all.
+    assert {t.name for t in model.tools[0]} == set(agent.registry.names)
+    click = next(t for t in model.tools[0] if t.name == "click")
+    assert click.input_schema == agent.registry.get("click").input_schema
+    # The planner's raw answer is in the record.
+    line = json.loads((tmp_path / "run.jsonl").read_text().splitlines()[1])
+    assert [c["id"] for c in line["decision"]["raw"]["tool_calls"]] == ["a", "b"]
+
+
+def test_a_context_over_its_budget_stops_the_run_with_the_counts(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    model = ScriptedModel(_script())  # type: ignore[arg-type]
+    agent = Agent(browser, ModelPlanner(model, budget=200), out=tmp_path)
+    result = agent.run(server.url("agent-contact.html"), goal="Alice: VP in Tokyo")
+    if agent.page is not None:
+        agent.page.close()
+    assert result.stop_reason == "context_overflow"
+    assert re.fullmatch(
+        r"the model's context holds [\d,]+ tokens, over its budget of 200; .*", result.message
+    )
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["stop_reason"] == "context_overflow" and summary["reached"] is False
+
+
+def test_context_overflow_carries_the_counts_and_eviction_frees_tokens() -> None:
+    context = Context(system="You drive a browser.", budget=1_000)
+    page = "\n".join(f'[{i}] button "Button number {i}"' for i in range(40))
+    context.add(context.observation("goal: x", page, url="u", elements=40), observation=True)
+    full = context.tokens
+    context.add(
+        Message(role="assistant", content="", tool_calls=(ToolCall(id="1", name="observe"),))
+    )
+    context.add(
+        context.observation(
+            "observe -> no_op", page, url="u", elements=40, role="tool", tool_call_id="1"
+        ),
+        observation=True,
+    )
+    assert context.tokens < 2 * full - 100  # the first outline was dropped
+    assert collapsed(context.messages) == 1
+    with pytest.raises(ContextOverflow) as caught:
+        for _ in range(10):
+            context.add(context.observation("again", page, url="u", elements=40), observation=False)
+    assert caught.value.budget == 1_000 and caught.value.tokens > 1_000
+    assert caught.value.exit_code == 3

@@ -1,0 +1,174 @@
+"""``pagesight run``: live progress, the summary and the report's path on success (exit 0), a
+run that ends short of its goal (exit 3), and bad input (exit 2, one line, no traceback) — as
+real subprocesses, started at once; no secret reaches the terminal or any file written."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import StaticServer
+
+REPO = Path(__file__).resolve().parent.parent
+SECRET = "tok-cli-SECRET-2f9d"
+TASK = """\
+# Alice Chen's new title, saved
+type "Alice" into the search box
+click Alice Chen's Edit button
+type "Senior Software Engineer" into the Job title field
+type "{{TOKEN}}" into the API token field
+click the Save button
+expect "Saved Alice Chen"
+"""
+Run = tuple[subprocess.Popen[str], Path]
+
+
+def _start(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    environ = {k: v for k, v in os.environ.items() if k != "TOKEN"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "pagesight.cli", "run", *args],
+        cwd=REPO,
+        env={**environ, **(env or {})},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        encoding="utf-8",
+    )
+
+
+def _finish(proc: subprocess.Popen[str]) -> tuple[int, str, str]:
+    try:
+        out, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"pagesight run did not finish: {proc.args!r}\n{err}")
+    return proc.returncode, out, err
+
+
+@pytest.fixture(scope="module")
+def runs(
+    server: StaticServer, closed_port: int, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[dict[str, Run]]:
+    root = tmp_path_factory.mktemp("cli-run")
+    (root / "task.steps").write_text(TASK)
+    (root / "bad.steps").write_text("click Alice Chen's Edit button\n\nfill in the form\n")
+    failing = TASK.replace('expect "Saved Alice Chen"', 'expect "Saved Bob Martin"')
+    (root / "failing.steps").write_text(failing)
+    page = server.url("steps-contacts.html")
+    steps = str(root / "task.steps")
+
+    def run(name: str, *args: str, env: dict[str, str] | None = None) -> Run:
+        out = root / name
+        return _start(*args, "--out", str(out), env=env), out
+
+    started = {
+        "ok": run("ok", page, "--steps", steps, "--secret", f"TOKEN={SECRET}"),
+        "failed expect": run("failed", page, "--steps", str(root / "failing.steps"),
+                             env={"TOKEN": SECRET}),
+        "missing steps file": run("missing", page, "--steps", str(root / "nope.steps")),
+        "malformed step": run("malformed", page, "--steps", str(root / "bad.steps")),
+        "goal without a planner": run("goal", page, "--goal", "make Alice a senior engineer"),
+        "missing secret": run("secret", page, "--steps", steps),
+        "secret without its name": run("noname", page, "--steps", steps, "--secret", SECRET),
+        # A page whose script never yields: the browser side fails (its own Chromium).
+        "page unresponsive": run("busy", server.url("edge-busy.html"), "--steps", steps,
+                                 "--secret", f"TOKEN={SECRET}"),
+        "unreachable URL": run("dead", f"http://127.0.0.1:{closed_port}/", "--steps", steps,
+                               "--secret", f"TOKEN={SECRET}"),
+    }  # fmt: skip
+    yield started
+    for proc, _ in started.values():
+        if proc.poll() is None:
+            proc.kill()
+        proc.wait()
+        for pipe in (proc.stdout, proc.stderr):  # read or not (a test deselected)
+            if pipe is not None:
+                pipe.close()
+
+
+def test_a_run_shows_each_step_then_the_summary_and_the_report(runs: dict[str, Run]) -> None:
+    proc, out = runs["ok"]
+    code, stdout, stderr = _finish(proc)
+    assert (code, stderr) == (0, ""), stderr
+    lines = stdout.splitlines()
+    # One line per step: the round, the step, the element it resolved to, the effect, the time.
+    assert lines[0].startswith(
+        '  1 type "Alice" into the search box  →  searchbox "Search contacts" in "Contacts"  '
+        "dom_change, value_change  "
+    )
+    assert lines[0].endswith("s")
+    assert lines[1].startswith(
+        '  1 click Alice Chen\'s Edit button  →  button "Edit" in "Alice Chen"  dom_change  '
+    )
+    assert lines[3].startswith(
+        '  2 type "{{TOKEN}}" into the API token field  →  textbox "API token" in "Alice Chen"  '
+        "value_change  "
+    )
+    assert lines[5] == '  3 expect "Saved Alice Chen"  ok'
+    assert lines[6] == "done: the planner said the goal is reached"
+    assert lines[7].startswith("3 decisions in 2 rounds, ")
+    assert lines[-2:] == [f"report: {out / 'report.html'}", f"steps: {out / 'steps.txt'}"]
+    assert (out / "report.html").is_file() and (out / "summary.json").is_file()
+    assert SECRET not in stdout + stderr
+    for path in out.iterdir():
+        assert SECRET.encode() not in path.read_bytes(), path.name
+
+
+def test_a_run_that_ends_short_of_its_goal_exits_3_and_keeps_its_records(
+    runs: dict[str, Run],
+) -> None:
+    proc, out = runs["failed expect"]
+    code, stdout, stderr = _finish(proc)
+    assert (code, stderr) == (3, ""), stderr
+    assert 'expect_failed: line 7: expect "Saved Bob Martin": expected the page to show' in stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["stop_reason"], summary["reached"]) == ("expect_failed", False)
+    assert (out / "steps.txt").is_file()
+    # The secret came from the environment variable the step names: typed, never shown.
+    assert SECRET not in stdout
+    for path in out.iterdir():
+        assert SECRET.encode() not in path.read_bytes(), path.name
+
+
+def test_a_browser_failure_exits_1_with_one_line_and_what_was_written_stays(
+    runs: dict[str, Run],
+) -> None:
+    proc, out = runs["page unresponsive"]
+    code, _, stderr = _finish(proc)
+    assert code == 1, stderr
+    assert "Traceback" not in stderr
+    assert stderr.count("\n") == 1
+    assert stderr.startswith("pagesight: ") and "did not answer within 30 s" in stderr
+    assert (out / "report.html").is_file() and (out / "run.jsonl").is_file()
+    assert not (out / "summary.json").exists()  # only a run that ended on its own has one
+
+
+BAD = {
+    "missing steps file": ("--steps: no steps file at", "nope.steps"),
+    "malformed step": ("bad.steps: line 3: 'fill in the form' is not a step",),
+    "goal without a planner": ("--goal", "pagesight run URL --steps FILE"),
+    "secret without its name": ("--secret: expected NAME=VALUE (what was given is not shown)",),
+    "missing secret": ("task.steps: line 5: {{TOKEN}} needs a value: --secret TOKEN=VALUE",),
+    "unreachable URL": ("cannot load http://127.0.0.1:",),
+}
+
+
+@pytest.mark.parametrize("case", BAD)
+def test_bad_input_exits_2_with_one_line(runs: dict[str, Run], case: str) -> None:
+    proc, _ = runs[case]
+    code, stdout, stderr = _finish(proc)
+    assert "Traceback" not in stderr
+    assert code == 2, stderr
+    assert stdout == ""
+    lines = stderr.rstrip("\n").split("\n")
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith("pagesight: ")
+    for part in BAD[case]:
+        assert part in lines[0], stderr
+    assert SECRET not in stderr

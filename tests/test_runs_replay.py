@@ -1,0 +1,133 @@
+"""Replay that heals: a run's steps.txt names each target by its words with the selector it had
+as a hint; replayed on the same page the hints hold, replayed on the page after a redesign
+(steps-contacts-v2.html: other ids and classes, fields reordered, wrappers added, the Save and
+Cancel ids swapped) each step is found again by its words, and the state saved is right."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from conftest import StaticServer
+from pagesight import Agent, Browser, RunResult
+from pagesight.planners import StepsPlanner, format_step, parse
+
+TOKEN = "tok-replay-SECRET-41"
+TASK = """\
+type "Alice" into the search box
+click Alice Chen's Edit button
+type "Senior Software Engineer" into the Job title field
+select "New York" in the Location menu
+type "{{TOKEN}}" into the API token field
+click the Save button
+expect "Saved Alice Chen"
+expect the search box to be "Alice"
+"""
+COMPILED = [
+    'type "Alice" into "Search contacts" search field in "Contacts" @ #q',
+    'click "Edit" button in "Alice Chen" @ #edit-1',
+    'type "Senior Software Engineer" into "Job title" field in "Alice Chen" @ #title',
+    'select "New York" in "Location" dropdown in "Alice Chen" @ #location',
+    'type "{{TOKEN}}" into "API token" field in "Alice Chen" @ #token',
+    'click "Save" button in "Alice Chen" @ #save',
+    'expect "Saved Alice Chen"',
+    'expect "Search contacts" search field in "Contacts" @ #q to be "Alice"',
+]
+STATE = """() => ({
+  saved: window.saved,
+  alice: document.querySelector('[data-part="meta"]').textContent,
+  toast: document.querySelector('[data-part="toast"]').textContent,
+})"""
+
+
+def _run(
+    browser: Browser, planner: StepsPlanner, url: str, out: Path
+) -> tuple[RunResult, dict[str, Any]]:
+    agent = Agent(browser, planner, out=out, secrets=planner.secrets({"TOKEN": TOKEN}))
+    try:
+        result = agent.run(url)
+        assert agent.page is not None
+        state: dict[str, Any] = agent.page.playwright.evaluate(STATE)
+    finally:
+        if agent.page is not None:
+            agent.page.close()
+    return result, state
+
+
+def _recorded(browser: Browser, server: StaticServer, out: Path) -> Path:
+    result, _ = _run(browser, StepsPlanner.from_text(TASK), server.url("steps-contacts.html"), out)
+    assert result.stop_reason == "done", result.message
+    return out / "steps.txt"
+
+
+def _steps(path: Path) -> list[str]:
+    return [line for line in path.read_text().splitlines() if not line.startswith("#")]
+
+
+def test_a_run_compiles_into_steps_named_by_their_words_with_the_selector_as_a_hint(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    steps = _recorded(browser, server, tmp_path / "run")
+    assert _steps(steps) == COMPILED
+    assert TOKEN not in steps.read_text()
+    header = steps.read_text().splitlines()[:2]
+    assert header[1] == (
+        f"#   pagesight run {server.url('steps-contacts.html')} --steps {tmp_path}/run/steps.txt"
+    )
+    # Round trip: the file reads back as steps that write out as the same lines.
+    assert [format_step(s) for s in parse(steps.read_text())] == COMPILED
+
+
+def test_a_replay_on_the_same_page_follows_its_hints(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    steps = _recorded(browser, server, tmp_path / "run")
+    planner = StepsPlanner.from_file(steps)
+    result, state = _run(browser, planner, server.url("steps-contacts.html"), tmp_path / "again")
+    assert result.stop_reason == "done", result.message
+    assert planner.healed == ()
+    hows = [
+        step["target"]["how"]
+        for record in result.steps
+        if isinstance(record.decision.raw, dict)
+        for step in record.decision.raw["steps"]
+    ]
+    assert hows == ["hint"] * 6
+    assert state["saved"]["Alice Chen"]["title"] == "Senior Software Engineer"
+    # A replay of a replay is the same script.
+    assert _steps(tmp_path / "again" / "steps.txt") == COMPILED
+
+
+def test_a_replay_after_a_redesign_heals_every_step_and_saves_the_right_values(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    steps = _recorded(browser, server, tmp_path / "run")
+    planner = StepsPlanner.from_file(steps)
+    result, state = _run(browser, planner, server.url("steps-contacts-v2.html"), tmp_path / "v2")
+    assert result.stop_reason == "done", result.message
+    # The saved state: what the page's own code stored, and what it shows now.
+    assert state["saved"] == {
+        "Alice Chen": {
+            "title": "Senior Software Engineer",
+            "location": "New York",
+            "token": TOKEN,
+            "avatar": None,
+        }
+    }
+    assert state["alice"] == "Senior Software Engineer · New York"
+    assert state["toast"] == "Saved Alice Chen"
+    healed = {(h["line"], h["hint"], h["selector"]) for h in planner.healed}
+    assert healed == {
+        (4, "#q", "#contact-filter"),
+        (5, "#edit-1", "#person-a-edit"),
+        (6, "#title", "#f-role"),
+        (7, "#location", "#f-city"),
+        (8, "#token", "#f-token"),
+        # #save is the Cancel button now: the words, not the hint, chose the button clicked.
+        (9, "#save", "#cancel"),
+        (11, "#q", "#contact-filter"),
+    }
+    # The healed run's own steps.txt carries the new selectors.
+    assert (
+        _steps(tmp_path / "v2" / "steps.txt")[5] == 'click "Save" button in "Alice Chen" @ #cancel'
+    )
