@@ -5,6 +5,13 @@ from __future__ import annotations
 
 import csv
 import io
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -386,3 +393,88 @@ def test_a_port_in_use_is_refused(orbit: OrbitApp) -> None:
     with pytest.raises(InvalidOption, match="already in use") as caught:
         OrbitApp.start(port=orbit.port)
     assert caught.value.option == "port"
+
+
+# `pagesight demo serve`, run as a real process.
+REPO = Path(__file__).resolve().parent.parent
+SERVING = re.compile(r"^Orbit CRM on (http://127\.0\.0\.1:\d+) \(database (.+)\); Ctrl-C stops it$")
+
+
+def _serve(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "pagesight.cli", "demo", "serve", *args],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO / "src")},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        encoding="utf-8",
+    )
+
+
+def _finish(proc: subprocess.Popen[str]) -> tuple[int, str, str]:
+    try:
+        out, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"pagesight demo serve did not stop: {proc.args!r}\n{err}")
+    return proc.returncode, out, err
+
+
+def test_demo_serve_answers_until_sigterm_then_exits_0(tmp_path: Path) -> None:
+    path = tmp_path / "crm.sqlite3"
+    proc = _serve("--db", str(path))
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline().rstrip("\n")  # printed once it is serving
+        serving = SERVING.match(first)
+        assert serving, first
+        assert Path(serving.group(2)) == path.resolve()
+        with urllib.request.urlopen(serving.group(1) + "/contacts", timeout=10) as reply:
+            assert reply.status == 200
+            assert "Alice Chen" in reply.read().decode()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+    code, out, err = _finish(proc)
+    assert (code, out, err) == (0, "", "")
+    assert _query_file(path, "SELECT count(*) FROM contacts") == 12  # the database stays
+
+
+def _query_file(path: Path, sql: str) -> Any:
+    import sqlite3
+
+    with sqlite3.connect(path) as db:
+        return db.execute(sql).fetchone()[0]
+
+
+def test_demo_serve_on_a_port_in_use_says_so_in_one_line_and_exits_2() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, out, err = _finish(_serve("--port", str(port)))
+    assert (code, out) == (2, "")
+    assert err == (
+        f"pagesight: --port: 127.0.0.1:{port} is already in use by another program; "
+        "choose another port, or 0 for a free one\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (
+            ["--db", "/nonexistent-folder/orbit.sqlite3"],
+            "pagesight: --db: no folder '/nonexistent-folder'",
+        ),
+        (["--db", "/"], "pagesight: --db: '/' is a folder"),
+        (["--port", "70000"], "pagesight: --port: port must be a number from 0 to 65535"),
+        (["--port", "eighty"], "pagesight: argument --port: invalid int value: 'eighty'"),
+    ],
+)
+def test_demo_serve_refuses_bad_input_in_one_line_with_exit_2(
+    args: list[str], expected: str
+) -> None:
+    code, out, err = _finish(_serve(*args))
+    assert (code, out) == (2, "")
+    assert err.startswith(expected) and err.count("\n") == 1, err

@@ -156,5 +156,5 @@ def _bind(port: int) -> socket.socket:
             raise InvalidOption(
                 "port", f"{HOST}:{port} needs privileges this process lacks; use a port above 1023"
             ) from exc
-        raise
+        raise InvalidOption("port", f"cannot listen on {HOST}:{port}: {exc.strerror}") from exc
     return sock
