@@ -31,6 +31,15 @@ def orbit() -> Iterator[OrbitApp]:
         yield app
 
 
+@pytest.fixture(autouse=True)
+def english(page: Any) -> Iterator[None]:
+    """Each test starts in English: cookies ignore the port, so a ``lang`` cookie one test
+    leaves would reach every later app on 127.0.0.1 in the session's browser."""
+    page.playwright.context.clear_cookies(name="lang")
+    yield
+    page.playwright.context.clear_cookies(name="lang")
+
+
 def _open(page: Any, orbit: OrbitApp, path: str) -> Observation:
     page.navigate(orbit.url + path)
     obs: Observation = page.observe()
@@ -257,6 +266,19 @@ def test_a_message_sent_to_a_contact_lands_in_the_inbox_and_the_database(
     ]
 
 
+def test_a_message_with_no_subject_is_sent_back_with_what_to_fix(
+    page: Any, orbit: OrbitApp
+) -> None:
+    form = _open(page, orbit, "/messages/new")
+    assert one(form, "To", "combobox").value == "Choose a contact"
+    page.act(one(form, "Message", "textbox").id, "input", text="Hello")
+    refused = page.act(one(form, "Send", "button").id, "click")
+    text = refused.observation.text()
+    assert "Choose who the message is for." in text and "Enter a subject." in text
+    assert one(refused.observation, "Message", "textbox").value == "Hello"  # kept for the retry
+    assert orbit.query("SELECT count(*) AS n FROM messages") == [{"n": 4}]  # the seeded ones
+
+
 def test_a_rich_text_note_is_saved_without_a_reload(page: Any, orbit: OrbitApp) -> None:
     alice = _contact(orbit, "Alice Chen")
     obs = _open(page, orbit, f"/contacts/{alice['id']}")
@@ -343,6 +365,16 @@ def test_the_language_toggle_turns_every_label_chinese(page: Any, orbit: OrbitAp
     back = page.act(one(board, "English", "button").id, "click").observation
     assert 'h1 "Deal board"' in back.text()
     one(back, "Won", "region")
+
+
+def test_the_settings_page_chooses_the_language_too(page: Any, orbit: OrbitApp) -> None:
+    obs = _open(page, orbit, "/settings")
+    page.act(one(obs, "中文 (Chinese)", "radio").id, "click")
+    saved = page.act(one(obs, "Save settings", "button").id, "click").observation
+    assert line(saved, "设置已保存") == "设置已保存。"
+    assert "checked" in one(saved, "中文", "radio").states
+    one(saved, "保存设置", "button")
+    assert page.playwright.context.cookies(orbit.url)[0]["value"] == "zh"
 
 
 def test_two_apps_do_not_share_state(orbit: OrbitApp) -> None:
@@ -478,3 +510,54 @@ def test_demo_serve_refuses_bad_input_in_one_line_with_exit_2(
     code, out, err = _finish(_serve(*args))
     assert (code, out) == (2, "")
     assert err.startswith(expected) and err.count("\n") == 1, err
+
+
+# Findings: what a person does on Orbit CRM that pagesight does not yet read right. Each is a
+# strict xfail, so that the fix shows up as an XPASS failure and the mark is removed with it.
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="a table row's context is its first *text* cell (passes._label skips the link "
+    'cell), so the Edit link in Alice Chen\'s row reads in "Software Engineer", as Lena '
+    "Novak's does",
+)
+def test_finding_a_row_whose_first_cell_is_a_link_is_named_by_that_link(
+    page: Any, orbit: OrbitApp
+) -> None:
+    obs = _open(page, orbit, "/contacts")
+    edit = next(el for el in obs.elements if el.id == _edit_link(obs, "Alice Chen"))
+    assert edit.context == "Alice Chen"
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="Moved.holder_* describe the card's list by its markup alone; every column's list "
+    'is <ul class="deals">, so the effect never says the card went into "Won"',
+)
+def test_finding_a_card_dragged_between_alike_lists_says_which_column_it_went_into(
+    page: Any, orbit: OrbitApp
+) -> None:
+    obs = _open(page, orbit, "/deals")
+    card = one(obs, "Bluebird design system", "listitem")
+    eff = page.act(card.id, "drag", to=one(obs, "Won", "region").id)
+    moved = [ln.strip() for ln in eff.text().splitlines() if ln.strip().startswith("moved:")]
+    assert len(moved) == 1 and "Won" in moved[0], eff.text()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason='find("the Edit button") gives every real button +3 for the role word and the '
+    "Edit link (drawn as a button) only its keyword; the contenteditable, whose id is "
+    '"note-editor", ranks first',
+)
+def test_finding_a_link_drawn_as_a_button_is_found_as_the_button_people_call_it(
+    page: Any, orbit: OrbitApp
+) -> None:
+    alice = _contact(orbit, "Alice Chen")
+    page.navigate(f"{orbit.url}/contacts/{alice['id']}")
+    best = page.find("the Edit button")[0]
+    assert (best.element.role, best.element.name) == ("link", "Edit")
