@@ -472,6 +472,21 @@ def test_demo_serve_answers_until_sigterm_then_exits_0(tmp_path: Path) -> None:
     assert _query_file(path, "SELECT count(*) FROM contacts") == 12  # the database stays
 
 
+def test_demo_serve_stopped_removes_its_temporary_database() -> None:
+    proc = _serve()
+    try:
+        assert proc.stdout is not None
+        serving = SERVING.match(proc.stdout.readline().rstrip("\n"))
+        assert serving
+        database = Path(serving.group(2))
+        assert database.exists()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+    code, out, err = _finish(proc)
+    assert (code, out, err) == (0, "", "")
+    assert not database.parent.exists()
+
+
 def _query_file(path: Path, sql: str) -> Any:
     import sqlite3
 
