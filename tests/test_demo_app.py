@@ -576,3 +576,25 @@ def test_finding_a_link_drawn_as_a_button_is_found_as_the_button_people_call_it(
     page.navigate(f"{orbit.url}/contacts/{alice['id']}")
     best = page.find("the Edit button")[0]
     assert (best.element.role, best.element.name) == ("link", "Edit")
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=AssertionError,
+    reason="aria-activedescendant is not read: ArrowDown in the open team list moves the "
+    "highlighted option (the combobox's aria-activedescendant and the option's look), yet the "
+    "Effect is no_op and the outline shows no option as the active one",
+)
+def test_finding_arrow_keys_in_an_open_listbox_are_seen_to_move_the_active_option(
+    page: Any, orbit: OrbitApp
+) -> None:
+    alice = _contact(orbit, "Alice Chen")
+    form = _open(page, orbit, f"/contacts/{alice['id']}/edit")
+    team = one(form, "Team", "combobox")
+    page.act(team.id, "click")  # open: Platform, the chosen team, is the active option
+    eff = page.act(team.id, "press_key", key="ArrowDown")
+    active = page.playwright.evaluate(
+        "document.getElementById('team').ariaActiveDescendantElement.textContent"
+    )
+    assert active == "Design"  # the page did move it
+    assert eff.kinds != ("no_op",), eff.text()
