@@ -3,10 +3,12 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-act bench-vision setup system
+.PHONY: demo test lint bench bench-act bench-vision bench-agent setup system
 
+# The whole product on a fresh machine, offline: Orbit CRM on 127.0.0.1, the steps planner
+# doing the Alice Chen task, a report to open.
 demo: setup
-	$(VENV)/bin/pagesight observe src/pagesight/demo/sample.html
+	$(VENV)/bin/pagesight demo
 
 # In parallel, one Chromium per worker; a module's tests stay on one worker so its shared
 # fixtures (a CLI run, a browser of its own) start once.
@@ -26,6 +28,9 @@ bench-act: setup
 
 bench-vision: setup
 	$(PY) benchmarks/vision.py
+
+bench-agent: setup
+	$(PY) benchmarks/agent.py
 
 setup: system $(STAMP)
 

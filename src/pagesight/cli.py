@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, NoReturn
 from pagesight.errors import InvalidOption, PagesightError, RuntimeFailure
 
 if TYPE_CHECKING:  # the CLI imports the browser only once its arguments are checked
-    from pagesight import Page
+    from pagesight import Page, RunResult
     from pagesight.agent.state import StepRecord
+    from pagesight.planners import StepsPlanner
 
 
 class _Parser(argparse.ArgumentParser):
@@ -242,15 +243,7 @@ def _run_options(commands: argparse._SubParsersAction[_Parser]) -> None:
 def _run(args: argparse.Namespace) -> int:
     """``pagesight run``: exit 0 when the goal was reached, 3 when the run ended on its own
     short of it, 1 on a browser failure, 2 on bad input (raised, like every command's)."""
-    from rich.console import Console
-    from rich.text import Text
-
-    from pagesight import Agent, Browser
-    from pagesight.agent.secrets import Secrets
-    from pagesight.browser.viewport import DEFAULT_VIEWPORT
     from pagesight.planners import StepsPlanner
-    from pagesight.runs.progress import progress_lines
-    from pagesight.runs.record import REPORT, STEPS
 
     if args.goal is not None:
         raise InvalidOption(
@@ -267,9 +260,43 @@ def _run(args: argparse.Namespace) -> int:
             "cdp_url", "an attached browser keeps its windows: no --headed or --viewport"
         )
     planner = StepsPlanner.from_file(args.steps)
-    secrets = planner.secrets(dict(args.secret))
+    result = _run_steps(
+        args.url,
+        planner,
+        planner.secrets(dict(args.secret)),
+        max_steps=args.max_steps,
+        out=args.out,
+        headed=args.headed,
+        viewport=args.viewport,
+        cdp_url=args.cdp_url,
+    )
+    return 0 if result.reached else 3
+
+
+def _run_steps(
+    url: str,
+    planner: StepsPlanner,
+    secrets: dict[str, str],
+    *,
+    max_steps: int | None,
+    out: str | None,
+    headed: bool,
+    viewport: tuple[int, int] | None = None,
+    cdp_url: str | None = None,
+) -> RunResult:
+    """Run ``planner`` from ``url`` with a line on the terminal per step, then the summary
+    and where the report is (``pagesight run`` and the demo)."""
+    from rich.console import Console
+    from rich.text import Text
+
+    from pagesight import Agent, Browser
+    from pagesight.agent.secrets import Secrets
+    from pagesight.browser.viewport import DEFAULT_VIEWPORT
+    from pagesight.runs.progress import progress_lines
+    from pagesight.runs.record import REPORT, STEPS
+
     mask = Secrets(secrets).mask
-    max_steps = args.max_steps or max(15, 2 * len(planner.steps) + 1)
+    max_steps = max_steps or max(15, 2 * len(planner.steps) + 1)
     console = Console(file=sys.stdout, soft_wrap=True, highlight=False, markup=False, emoji=False)
 
     def show(record: StepRecord) -> None:
@@ -284,20 +311,16 @@ def _run(args: argparse.Namespace) -> int:
             )
             console.print(text)
 
-    if args.cdp_url:
-        browser = Browser.connect(args.cdp_url)
+    if cdp_url:
+        browser = Browser.connect(cdp_url)
     else:
-        browser = Browser.launch(
-            headless=not args.headed, viewport=args.viewport or DEFAULT_VIEWPORT
-        )
+        browser = Browser.launch(headless=not headed, viewport=viewport or DEFAULT_VIEWPORT)
     with browser:
-        agent = Agent(
-            browser, planner, max_steps=max_steps, out=args.out, secrets=secrets, on_step=show
-        )
+        agent = Agent(browser, planner, max_steps=max_steps, out=out, secrets=secrets, on_step=show)
         try:
-            result = agent.run(args.url)
+            result = agent.run(url)
         finally:
-            if args.cdp_url and agent.page is not None:
+            if cdp_url and agent.page is not None:
                 agent.page.close()
     style = "bold green" if result.reached else "bold red"
     console.print(Text(mask(f"{result.stop_reason}: {result.message}"), style=style))
@@ -314,7 +337,7 @@ def _run(args: argparse.Namespace) -> int:
         )
     console.print(f"report: {result.folder / REPORT}")
     console.print(f"steps: {result.folder / STEPS}")
-    return 0 if result.reached else 3
+    return result
 
 
 class _ServeParser(_Parser):
@@ -323,9 +346,16 @@ class _ServeParser(_Parser):
 
 
 def _demo_options(commands: argparse._SubParsersAction[_Parser]) -> None:
-    demo = commands.add_parser("demo", help="the bundled demo app, Orbit CRM")
+    demo = commands.add_parser(
+        "demo",
+        help="run the demo task on the bundled app, Orbit CRM (or `demo serve` the app alone)",
+    )
+    demo.add_argument("--headed", action="store_true", help="show the browser window")
+    demo.add_argument(
+        "--out", metavar="DIR", default=None, help="the run's folder (runs/<UTC time>)"
+    )
     actions = demo.add_subparsers(
-        dest="demo_command", metavar="COMMAND", required=True, parser_class=_ServeParser
+        dest="demo_command", metavar="COMMAND", required=False, parser_class=_ServeParser
     )
     serve = actions.add_parser("serve", help="serve Orbit CRM on 127.0.0.1 until Ctrl-C")
     serve.add_argument(
@@ -341,9 +371,13 @@ def _demo_options(commands: argparse._SubParsersAction[_Parser]) -> None:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    """``pagesight demo serve``: Orbit CRM until Ctrl-C or SIGTERM, then exit 0. A port in
-    use or a --db path that cannot be a database is bad input: one line, exit 2."""
+    """``pagesight demo``: the demo task (``demo_task``); ``pagesight demo serve``: Orbit CRM
+    until Ctrl-C or SIGTERM, then exit 0. A port in use or a --db path that cannot be a
+    database is bad input: one line, exit 2."""
     from pagesight.demo import OrbitApp
+
+    if args.demo_command is None:
+        return _demo_task(args)
 
     try:
         app = OrbitApp.start(db=args.db, port=args.port)
@@ -360,6 +394,23 @@ def _demo(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM through _interrupt: the normal way to stop
         return 0
     return 0
+
+
+def _demo_task(args: argparse.Namespace) -> int:
+    """The demo: Orbit CRM started on a fresh database, the bundled steps run on it (find
+    Alice Chen, make her a Senior Software Engineer in New York, save, check both), then what
+    the database really holds; exit 0 only when both were saved."""
+    from pagesight.demo import DEMO_STEPS, OrbitApp
+    from pagesight.planners import StepsPlanner
+
+    planner = StepsPlanner.from_file(DEMO_STEPS)
+    with OrbitApp.start() as app:
+        print(f"Orbit CRM on {app.url}; the task: {DEMO_STEPS}", flush=True)
+        result = _run_steps(app.url, planner, {}, max_steps=None, out=args.out, headed=args.headed)
+        rows = app.query("SELECT job_title, location FROM contacts WHERE name = 'Alice Chen'")
+    saved = rows == [{"job_title": "Senior Software Engineer", "location": "New York"}]
+    print(f"saved in the database: {rows[0] if rows else 'no Alice Chen'}")
+    return 0 if result.reached and saved else 3
 
 
 def _interrupt(signum: int, frame: object) -> None:
