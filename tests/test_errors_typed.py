@@ -100,6 +100,36 @@ def test_a_batch_with_a_bad_later_step_touches_nothing(page: Any, server: Static
     assert _state(page)["first"] == ""  # the first step never ran
 
 
+def test_a_batch_navigating_to_a_url_it_cannot_open_touches_nothing(
+    page: Any, server: StaticServer
+) -> None:
+    first = one(_actions_page(page, server), "First name", "textbox")
+    for url, said in (
+        ("ftp://example.org/", "unsupported URL scheme 'ftp'"),
+        ("no/such/file.html", "is neither a URL nor an existing file"),
+        (5, "url must be a URL or a file path (a string), not 5"),  # was an AttributeError
+    ):
+        steps = [(first.id, "input", {"text": "a"}), (None, "navigate", {"url": url})]
+        with pytest.raises(InvalidOption) as info:  # was UnsupportedURL, after step 1 ran
+            page.batch(steps)
+        assert str(info.value).startswith("step 2: ") and said in str(info.value)
+        assert _state(page)["first"] == ""  # the first step never ran
+
+
+def test_a_batch_of_no_list_and_a_url_of_no_string_are_invalid_options(
+    page: Any, server: StaticServer
+) -> None:
+    _actions_page(page, server)
+    for steps in (None, 5, "click"):
+        with pytest.raises(InvalidOption) as info:  # None and 5 were a raw TypeError
+            page.batch(steps)
+        assert info.value.option == "steps" and "list of (element_id, action" in str(info.value)
+    with pytest.raises(InvalidOption) as url_info:  # was an AttributeError in urlsplit
+        page.navigate(5)
+    assert url_info.value.option == "url"
+    assert page.url == server.url("errors-actions.html")  # nowhere else
+
+
 def test_translate_quotes_an_empty_playwright_message_by_its_type() -> None:
     with pytest.raises(ProtocolError) as info, translate("Runtime.evaluate"):
         raise PlaywrightError("")
