@@ -14,6 +14,7 @@ import json
 import signal
 import stat
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from types import FrameType
@@ -292,6 +293,21 @@ def test_main_gives_back_the_sigterm_handler_it_found(server: StaticServer) -> N
         assert signal.getsignal(signal.SIGTERM) is ours  # was the CLI's own, for good
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def test_main_from_a_worker_thread_runs_without_touching_signals(server: StaticServer) -> None:
+    # Python allows signal handlers in the main thread only: this was a raw ValueError.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        run = pool.submit(_main, "observe", server.url("errors-actions.html"), "--max-chars", "0")
+        code, _, err = run.result(timeout=60)
+    assert code == 2 and err.startswith("pagesight: --max-chars: ")
+
+
+def test_an_empty_cdp_url_is_bad_input_not_a_launched_browser(server: StaticServer) -> None:
+    code, out, err = _main("observe", server.url("errors-actions.html"), "--cdp-url", "")
+    # was taken for no --cdp-url at all: a browser was launched and the page printed
+    assert (code, out) == (2, "")
+    assert err == "pagesight: '' is not a DevTools URL such as http://127.0.0.1:9222\n"
 
 
 def test_a_screenshot_that_cannot_be_written_says_so(server: StaticServer, tmp_path: Path) -> None:
