@@ -137,6 +137,21 @@ def test_translate_quotes_an_empty_playwright_message_by_its_type() -> None:
     assert str(info.value) == "Runtime.evaluate failed: Error"
 
 
+def test_a_devtools_call_on_a_closed_tab_is_page_crashed(page: Any, server: StaticServer) -> None:
+    _actions_page(page, server)
+
+    async def send_after_close() -> None:
+        session = await page._page._session()  # pagesight's own DevTools session on the tab
+        await page._page.playwright.close()
+        await session.send("Runtime.evaluate", {"expression": "1"})
+
+    with pytest.raises(PageCrashed) as info:  # not ProtocolError: retrying cannot help
+        _on_loop(page, send_after_close())
+    assert str(info.value) == (
+        "Runtime.evaluate failed: the page was closed or its renderer crashed; open a new page"
+    )
+
+
 def test_first_line_of_a_message_with_a_call_log_blank_lines_or_nothing() -> None:
     assert first_line(PlaywrightError("\n  Page.goto: net::ERR_FAILED\nCall log:\n  - x")) == (
         "Page.goto: net::ERR_FAILED"
