@@ -91,6 +91,15 @@ def test_an_unknown_key_is_refused_before_the_page_is_touched(
     assert _state(page)["keys"] == ["F12"]
 
 
+def test_an_element_id_that_is_no_int_is_an_invalid_option(page: Any, server: StaticServer) -> None:
+    first = one(_actions_page(page, server), "First name", "textbox")
+    for bad in (str(first.id), float(first.id), True):
+        with pytest.raises(InvalidOption) as info:  # was StaleElement: "observe first"
+            page.act(bad, "input", text="a")
+        assert info.value.option == "element_id" and repr(bad) in str(info.value)
+    assert _state(page)["first"] == ""
+
+
 def test_a_batch_with_a_bad_later_step_touches_nothing(page: Any, server: StaticServer) -> None:
     obs = _actions_page(page, server)
     first = one(obs, "First name", "textbox")
