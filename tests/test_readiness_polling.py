@@ -44,6 +44,20 @@ def test_a_polling_page_whose_load_is_still_fetching_is_not_ready_before_it_arri
     assert "Rovers top the table" in obs.text(), obs.text()
 
 
+@pytest.mark.parametrize("load", ["stream", "paced"])
+def test_a_load_fetching_page_after_page_from_one_endpoint_is_not_taken_for_polling(
+    page: Any, server: StaticServer, load: str
+) -> None:
+    # Six pages from one endpoint at a steady beat, each asked for once the last arrived: the
+    # page's content, not its polling, though each answer's headers come at once (stream) or
+    # the page pauses between pages (paced).
+    page.playwright.goto(server.url(f"ready-pages.html?load={load}"))
+    obs = page.observe(wait=CAP_S + 2)
+    assert obs.ready
+    assert "All 6 pages loaded" in obs.text(), obs.text()
+    assert line(obs, "Catalogue item 6") == "Catalogue item 6"
+
+
 def test_on_a_polling_page_a_click_waits_for_its_request_to_another_endpoint(
     page: Any, server: StaticServer
 ) -> None:

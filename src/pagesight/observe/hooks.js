@@ -94,7 +94,8 @@
   const churn = (r) => r.type === "attributes" && r.attributeName === "style";
   // A node the page rewrites at a steady beat (a clock, a counter each poll updates) is the
   // page ticking, not loading: from its third change at a steady interval, its changes, the
-  // earlier ones too, do not count. A change off the beat (an action's) counts again.
+  // earlier ones too, do not count. A change off the beat (an action's) counts again, and so
+  // does one that only adds nodes (growth, not a rewrite).
   const STEADY = 0.35; // two intervals differing by at most this share of the longer
   const TICK_NODES = 8; // a change touching more nodes than this is content, not a tick
   const KEPT = 32; // the last changes, so a node found ticking forgives its earlier ones
@@ -115,11 +116,19 @@
   new MutationObserver((records) => {
     const t = now();
     let nodes = new Set();
+    let added = false, removed = false;
     for (const r of records) {
       if (churn(r)) continue;
+      if (r.type === "childList") {
+        added = added || r.addedNodes.length > 0;
+        removed = removed || r.removedNodes.length > 0;
+      }
       nodes.add(r.type === "characterData" ? r.target.parentNode || r.target : r.target);
       if (nodes.size > TICK_NODES) { nodes = null; break; }
     }
+    // Nodes added with none taken away are content arriving (a list loading page after page
+    // into one parent), however steady its beat; a tick rewrites what it showed.
+    if (nodes !== null && added && !removed) nodes = null;
     if (nodes !== null && nodes.size === 0) return;
     if (nodes !== null) for (const node of nodes) beat(node, t);
     changes.push({ t, nodes: nodes && Array.from(nodes) });
