@@ -19,7 +19,9 @@ from support import line, one
 CAP_S = 3.0
 
 
-@pytest.mark.parametrize("url", ["ready-live.html", "ready-live.html?poll=timeout"])
+@pytest.mark.parametrize(
+    "url", ["ready-live.html", "ready-live.html?poll=timeout", "ready-live.html?poll=jitter"]
+)
 def test_a_page_polling_every_200_ms_is_ready_once_its_content_loaded(
     page: Any, server: StaticServer, url: str
 ) -> None:

@@ -47,18 +47,18 @@
   // A short timer the page sets again each time the last one fired (a poll's
   // ``setTimeout(poll, 200)``, a clock's tick) is the page ticking: from the third in such a
   // chain, readiness does not wait for it. A timer set again before the last fired (a
-  // debounce) is no chain. Chains are known by delay and handler source (a fresh closure each
-  // time is still the same code).
-  const chains = new Map(); // delay + source -> {pending, fired, length}
-  const chainOf = (handler, ms) => {
+  // debounce) is no chain. Chains are known by handler source (a fresh closure each time is
+  // still the same code), not by delay: a poller that spreads its load sets each delay a
+  // little off the last, never the same twice.
+  const chains = new Map(); // source -> {pending, fired, length}
+  const chainOf = (handler) => {
     let source = "";
     try { source = Function.prototype.toString.call(handler).slice(0, 200); } catch (e) { /* a proxy */ }
-    const key = ms + ":" + source;
-    let chain = chains.get(key);
+    let chain = chains.get(source);
     if (!chain) {
       if (chains.size > 500) chains.clear(); // a page making timers of ever new code
       chain = { pending: 0, fired: false, length: 0 };
-      chains.set(key, chain);
+      chains.set(source, chain);
     }
     if (chain.pending > 0) chain.length = 0; // set again before the last fired
     else if (chain.fired) chain.length += 1;
@@ -73,7 +73,7 @@
     const ms = Number(delay) || 0;
     if (typeof handler !== "function" || ms > SHORT_TIMER_MS) return setTimeout_(handler, delay, ...args);
     const caused = causing || now() - lastInput < CAUSE_MS;
-    const chain = chainOf(handler, ms);
+    const chain = chainOf(handler);
     const id = setTimeout_(function () {
       if (shortTimers.delete(id)) { chain.pending -= 1; chain.fired = true; }
       const was = causing;
