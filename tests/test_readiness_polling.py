@@ -20,7 +20,13 @@ CAP_S = 3.0
 
 
 @pytest.mark.parametrize(
-    "url", ["ready-live.html", "ready-live.html?poll=timeout", "ready-live.html?poll=jitter"]
+    "url",
+    [
+        "ready-live.html",
+        "ready-live.html?poll=timeout",
+        "ready-live.html?poll=jitter",
+        "ready-live.html?board=live",
+    ],
 )
 def test_a_page_polling_every_200_ms_is_ready_once_its_content_loaded(
     page: Any, server: StaticServer, url: str
@@ -34,6 +40,8 @@ def test_a_page_polling_every_200_ms_is_ready_once_its_content_loaded(
     assert page.playwright.evaluate("document.getElementById('updates').textContent") != (
         "0 updates"
     )
+    if "board" in url:
+        assert "Team 12" in obs.text(), obs.text()  # the live table the model reads
 
 
 def test_a_polling_page_whose_load_is_still_fetching_is_not_ready_before_it_arrives(

@@ -97,7 +97,9 @@
   // earlier ones too, do not count. A change off the beat (an action's) counts again, and so
   // does one that only adds nodes (growth, not a rewrite).
   const STEADY = 0.35; // two intervals differing by at most this share of the longer
-  const TICK_NODES = 8; // a change touching more nodes than this is content, not a tick
+  // A change touching more nodes than this is the page rendering anew, not a tick; below it,
+  // a live table whose every cell each poll rewrites (a few dozen nodes) can still tick.
+  const TICK_NODES = 256;
   const KEPT = 32; // the last changes, so a node found ticking forgives its earlier ones
   const beats = new WeakMap(); // node -> {t, dt, steady}
   const changes = []; // {t, nodes}: nodes null for a change that always counts
