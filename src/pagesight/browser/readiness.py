@@ -40,7 +40,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 from playwright.async_api import Request, Response
 
-from pagesight.errors import PageCrashed, PageUnresponsive, ProtocolError
+from pagesight.errors import PageCrashed, PageUnresponsive, ProtocolError, first_line
 
 NETWORK_QUIET_S = 0.5
 DOM_QUIET_MS = 300
@@ -292,8 +292,9 @@ async def ask(page: PlaywrightPage, script: str, answer_within: float) -> Any:
             ) from exc
         if any(words in message for words in _BETWEEN_DOCUMENTS):
             return None
-        first = message.splitlines()[0] if message else type(exc).__name__
-        raise ProtocolError(f"looking at whether {page.url} has settled failed: {first}") from exc
+        raise ProtocolError(
+            f"looking at whether {page.url} has settled failed: {first_line(exc)}"
+        ) from exc
 
 
 async def _mark(page: PlaywrightPage, script: str, arg: float | None = None) -> None:
