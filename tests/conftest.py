@@ -19,7 +19,9 @@ Two paths are answered by code rather than from the folder (for the action tests
 
 * ``/download/<name>`` -> a small text file (``DOWNLOAD_BODY``) sent with
   ``Content-Disposition: attachment; filename="<name>"``
-* ``/slow?ms=N``       -> ``{"slept_ms": N}`` (JSON), sent after N milliseconds (at most 10 s)
+* ``/slow?ms=N``       -> ``{"slept_ms": N}`` (JSON), sent after N milliseconds (at most 10 s);
+  with ``&headers=first`` the headers go at once and only the body after N ms (a server
+  streaming a large answer)
 
 ``closed_port`` is a 127.0.0.1 port where nothing answers: a connection to it is refused at
 once. The suite runs in parallel (pytest-xdist), so every port is bound by whoever uses it and
@@ -71,19 +73,34 @@ class _QuietHandler(SimpleHTTPRequestHandler):
             disposition = f'attachment; filename="{name}"'
             self._reply(DOWNLOAD_BODY, "text/plain; charset=utf-8", disposition)
         elif url.path == "/slow":
-            ms = min(int(parse_qs(url.query).get("ms", ["0"])[0]), 10_000)
-            time.sleep(ms / 1000)
-            self._reply(json.dumps({"slept_ms": ms}).encode(), "application/json")
+            query = parse_qs(url.query)
+            ms = min(int(query.get("ms", ["0"])[0]), 10_000)
+            body = json.dumps({"slept_ms": ms}).encode()
+            if query.get("headers") == ["first"]:
+                self._reply(body, "application/json", delay_body=ms / 1000)
+            else:
+                time.sleep(ms / 1000)
+                self._reply(body, "application/json")
         else:
             super().do_GET()
 
-    def _reply(self, body: bytes, content_type: str, disposition: str | None = None) -> None:
+    def _reply(
+        self,
+        body: bytes,
+        content_type: str,
+        disposition: str | None = None,
+        *,
+        delay_body: float = 0.0,
+    ) -> None:
         self.send_response(200)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         if disposition:
             self.send_header("Content-Disposition", disposition)
         self.end_headers()
+        if delay_body:
+            self.wfile.flush()
+            time.sleep(delay_body)
         self.wfile.write(body)
 
 

@@ -14,6 +14,7 @@ import json
 import signal
 import stat
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from types import FrameType
@@ -90,6 +91,15 @@ def test_an_unknown_key_is_refused_before_the_page_is_touched(
     assert _state(page)["keys"] == ["F12"]
 
 
+def test_an_element_id_that_is_no_int_is_an_invalid_option(page: Any, server: StaticServer) -> None:
+    first = one(_actions_page(page, server), "First name", "textbox")
+    for bad in (str(first.id), float(first.id), True):
+        with pytest.raises(InvalidOption) as info:  # was StaleElement: "observe first"
+            page.act(bad, "input", text="a")
+        assert info.value.option == "element_id" and repr(bad) in str(info.value)
+    assert _state(page)["first"] == ""
+
+
 def test_a_batch_with_a_bad_later_step_touches_nothing(page: Any, server: StaticServer) -> None:
     obs = _actions_page(page, server)
     first = one(obs, "First name", "textbox")
@@ -100,10 +110,55 @@ def test_a_batch_with_a_bad_later_step_touches_nothing(page: Any, server: Static
     assert _state(page)["first"] == ""  # the first step never ran
 
 
+def test_a_batch_navigating_to_a_url_it_cannot_open_touches_nothing(
+    page: Any, server: StaticServer
+) -> None:
+    first = one(_actions_page(page, server), "First name", "textbox")
+    for url, said in (
+        ("ftp://example.org/", "unsupported URL scheme 'ftp'"),
+        ("no/such/file.html", "is neither a URL nor an existing file"),
+        (5, "url must be a URL or a file path (a string), not 5"),  # was an AttributeError
+    ):
+        steps = [(first.id, "input", {"text": "a"}), (None, "navigate", {"url": url})]
+        with pytest.raises(InvalidOption) as info:  # was UnsupportedURL, after step 1 ran
+            page.batch(steps)
+        assert str(info.value).startswith("step 2: ") and said in str(info.value)
+        assert _state(page)["first"] == ""  # the first step never ran
+
+
+def test_a_batch_of_no_list_and_a_url_of_no_string_are_invalid_options(
+    page: Any, server: StaticServer
+) -> None:
+    _actions_page(page, server)
+    for steps in (None, 5, "click"):
+        with pytest.raises(InvalidOption) as info:  # None and 5 were a raw TypeError
+            page.batch(steps)
+        assert info.value.option == "steps" and "list of (element_id, action" in str(info.value)
+    with pytest.raises(InvalidOption) as url_info:  # was an AttributeError in urlsplit
+        page.navigate(5)
+    assert url_info.value.option == "url"
+    assert page.url == server.url("errors-actions.html")  # nowhere else
+
+
 def test_translate_quotes_an_empty_playwright_message_by_its_type() -> None:
     with pytest.raises(ProtocolError) as info, translate("Runtime.evaluate"):
         raise PlaywrightError("")
     assert str(info.value) == "Runtime.evaluate failed: Error"
+
+
+def test_a_devtools_call_on_a_closed_tab_is_page_crashed(page: Any, server: StaticServer) -> None:
+    _actions_page(page, server)
+
+    async def send_after_close() -> None:
+        session = await page._page._session()  # pagesight's own DevTools session on the tab
+        await page._page.playwright.close()
+        await session.send("Runtime.evaluate", {"expression": "1"})
+
+    with pytest.raises(PageCrashed) as info:  # not ProtocolError: retrying cannot help
+        _on_loop(page, send_after_close())
+    assert str(info.value) == (
+        "Runtime.evaluate failed: the page was closed or its renderer crashed; open a new page"
+    )
 
 
 def test_first_line_of_a_message_with_a_call_log_blank_lines_or_nothing() -> None:
@@ -260,6 +315,21 @@ def test_main_gives_back_the_sigterm_handler_it_found(server: StaticServer) -> N
         assert signal.getsignal(signal.SIGTERM) is ours  # was the CLI's own, for good
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def test_main_from_a_worker_thread_runs_without_touching_signals(server: StaticServer) -> None:
+    # Python allows signal handlers in the main thread only: this was a raw ValueError.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        run = pool.submit(_main, "observe", server.url("errors-actions.html"), "--max-chars", "0")
+        code, _, err = run.result(timeout=60)
+    assert code == 2 and err.startswith("pagesight: --max-chars: ")
+
+
+def test_an_empty_cdp_url_is_bad_input_not_a_launched_browser(server: StaticServer) -> None:
+    code, out, err = _main("observe", server.url("errors-actions.html"), "--cdp-url", "")
+    # was taken for no --cdp-url at all: a browser was launched and the page printed
+    assert (code, out) == (2, "")
+    assert err == "pagesight: '' is not a DevTools URL such as http://127.0.0.1:9222\n"
 
 
 def test_a_screenshot_that_cannot_be_written_says_so(server: StaticServer, tmp_path: Path) -> None:

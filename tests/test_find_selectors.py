@@ -17,7 +17,12 @@ from pagesight.observe.tree import Node
 SKIP = {"edge-busy.html"}
 ALL_PAGES = sorted(p.name for p in PAGES.glob("*.html") if p.name not in SKIP)
 # A plain article (nothing but text), and canvas apps whose canvas has no name to guess.
-NOTHING_TO_ACT_ON = {"article-plain.html", "canvas-fallback.html", "vision-wide-rtl.html"}
+NOTHING_TO_ACT_ON = {
+    "article-plain.html",
+    "canvas-fallback.html",
+    "ready-pages.html",  # a catalogue to read, loaded page by page
+    "vision-wide-rtl.html",
+}
 
 # Runs in the frame a walker document lives in: each item is [local id, steps], the steps
 # being the selectors from that document down. Answers null for a match, else what went wrong.

@@ -8,6 +8,7 @@ import argparse
 import json
 import signal
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -103,11 +104,12 @@ def _opened(args: argparse.Namespace) -> Iterator[Page]:
     from pagesight import Browser
     from pagesight.browser.viewport import DEFAULT_VIEWPORT
 
-    if args.cdp_url and args.viewport:
+    attached = args.cdp_url is not None  # an empty --cdp-url is a bad URL, not "launch one"
+    if attached and args.viewport:
         raise InvalidOption(
             "viewport", "sizes the Chromium pagesight launches; an attached one keeps its windows"
         )
-    if args.cdp_url:
+    if attached:
         browser = Browser.connect(args.cdp_url)
     else:
         browser = Browser.launch(viewport=args.viewport or DEFAULT_VIEWPORT)
@@ -116,7 +118,7 @@ def _opened(args: argparse.Namespace) -> Iterator[Page]:
         try:
             yield page
         finally:
-            if args.cdp_url:
+            if attached:
                 page.close()
 
 
@@ -425,7 +427,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     # A terminated CLI still closes its browser and removes its profile, as on Ctrl-C; the
     # handler is the process's, so a program calling main() gets its own back afterwards.
-    previous = signal.signal(signal.SIGTERM, _interrupt)
+    # Python lets only the main thread set a handler: main() run from a worker thread (a
+    # test runner, a server) goes without, rather than failing with a ValueError.
+    in_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _interrupt) if in_main else None
     try:
         if args.command == "run":
             return _run(args)

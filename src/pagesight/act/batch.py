@@ -13,7 +13,8 @@ from typing import Any, Literal
 
 from pagesight.act.effect import Effect
 from pagesight.act.perform import ACTIONS, Args, check_args
-from pagesight.errors import ActionError, InvalidOption
+from pagesight.browser.navigation import normalise_url
+from pagesight.errors import ActionError, InputError, InvalidOption
 from pagesight.observe.observation import check_times
 
 Status = Literal["done", "failed", "refused", "not_run"]
@@ -70,6 +71,10 @@ class BatchResult:
 
 def parse_steps(steps: Iterable[Sequence[Any]]) -> list[Step]:
     """Check the shape of every step before any runs: a malformed batch does nothing."""
+    if isinstance(steps, str | bytes | dict) or not isinstance(steps, Iterable):
+        raise InvalidOption(
+            "steps", f"steps must be a list of (element_id, action[, args]) steps, not {steps!r}"
+        )
     out = []
     for i, raw in enumerate(steps):
         if isinstance(raw, str | bytes) or not isinstance(raw, Sequence) or len(raw) not in (2, 3):
@@ -96,6 +101,11 @@ def parse_steps(steps: Iterable[Sequence[Any]]) -> list[Step]:
             )
         if action == "navigate" and "url" not in args:
             raise InvalidOption("steps", f"step {i + 1}: navigate needs {{'url': …}}")
+        if action == "navigate":  # a URL it cannot open fails now, not after earlier steps ran
+            try:
+                normalise_url(args["url"])
+            except InputError as exc:
+                raise InvalidOption("steps", f"step {i + 1}: {exc}") from exc
         if element_id is not None and (
             isinstance(element_id, bool) or not isinstance(element_id, int)
         ):

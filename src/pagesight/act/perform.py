@@ -133,6 +133,12 @@ def check_args(
     keys: bool | None = None,
 ) -> Args:
     """Raise :class:`InvalidOption` for arguments the action cannot use; else the tidy form."""
+    # An id read as text ("7") is the caller's slip, not an element that went away.
+    if element_id is not None and (isinstance(element_id, bool) or not isinstance(element_id, int)):
+        raise InvalidOption(
+            "element_id",
+            f"element_id must be an id from an observation (an int) or None, not {element_id!r}",
+        )
     if action in ("input", "input_submit") and not isinstance(text, str):
         raise InvalidOption("text", f"{action} needs text=, the string to type")
     if keys is not None and (action not in ("input", "input_submit") or not isinstance(keys, bool)):

@@ -23,8 +23,11 @@ from pagesight.browser.navigation import WaitUntil, goto, normalise_url
 from pagesight.browser.page import AsyncPage
 from pagesight.browser.viewport import DEFAULT_VIEWPORT, Viewport, check_viewport, fit_window
 from pagesight.errors import (
+    BrowserClosed,
     ConnectError,
     InvalidOption,
+    PageCrashed,
+    PagesightError,
     RuntimeFailure,
     first_line,
 )
@@ -85,6 +88,10 @@ class AsyncBrowser:
         self.closing = False
         """Set once :meth:`close` begins: a call still running on a tab then ends in
         BrowserClosed, not in a report that its page closed."""
+        self._disconnected = False
+        # A Chromium killed from outside (or a dropped DevTools connection) takes every tab
+        # with it: each call then says so, rather than "open a new page", which cannot work.
+        browser.on("disconnected", self._on_disconnected)
         self._viewport = viewport
         self._fitting: dict[PlaywrightPage, asyncio.Future[None]] = {}
         if viewport is not None:  # every tab, also those a page opens, gets the page size
@@ -247,6 +254,7 @@ class AsyncBrowser:
 
     async def page(self, tab_id: int) -> AsyncPage:
         """The open tab whose :attr:`AsyncPage.id` is ``tab_id`` (as in ``Effect.new_tabs``)."""
+        self._check_usable()
         for page in self.pages:
             if page.id == tab_id:
                 await self.fit(page.playwright)
@@ -265,10 +273,37 @@ class AsyncBrowser:
 
     async def new_page(self) -> AsyncPage:
         """A new blank tab."""
-        with translate("opening a tab"):
-            pw_page = await self._context.new_page()
+        self._check_usable()
+        try:
+            with translate("opening a tab"):
+                pw_page = await self._context.new_page()
+        except PagesightError as exc:
+            gone = self.gone_error()  # the browser went while the tab was being made
+            if gone is not None:
+                raise gone from exc
+            raise
         await self.fit(pw_page)
         return self.wrap(pw_page)
+
+    def _on_disconnected(self, _browser: PlaywrightBrowser) -> None:
+        self._disconnected = True
+
+    def gone_error(self) -> BrowserClosed | PageCrashed | None:
+        """What a call on this browser or its tabs must raise once it cannot work any more:
+        closed by the caller, or its Chromium gone from under us."""
+        if self.closing:
+            return BrowserClosed("this browser is closed; launch or connect a new one")
+        if self._disconnected:
+            return PageCrashed(
+                "the browser went away (its process ended or the DevTools connection "
+                "dropped); launch or connect a new one"
+            )
+        return None
+
+    def _check_usable(self) -> None:
+        gone = self.gone_error()
+        if gone is not None:
+            raise gone
 
     def _on_page(self, pw_page: PlaywrightPage) -> None:
         # A tab the page opened is sized the moment it appears, before anyone asks for it.

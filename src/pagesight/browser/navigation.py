@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
@@ -11,14 +12,24 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
-from pagesight.errors import NavigationError, PageCrashed, UnsupportedURL, first_line
+from pagesight.errors import (
+    InvalidOption,
+    NavigationError,
+    PageCrashed,
+    UnsupportedURL,
+    first_line,
+)
 
 WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit"]
 _SCHEMES = ("http", "https", "file", "about", "data")
 
 
-def normalise_url(target: str) -> str:
+def normalise_url(target: str | os.PathLike[str]) -> str:
     """A URL pagesight can open: http(s), file, about: or data:, or a path to a local file."""
+    if isinstance(target, os.PathLike):  # a pathlib.Path is a path to a local file too
+        target = os.fspath(target)
+    if not isinstance(target, str):  # urlsplit would fail on it with an AttributeError
+        raise InvalidOption("url", f"url must be a URL or a file path (a string), not {target!r}")
     parts = urlsplit(target)
     if parts.scheme in _SCHEMES:
         return target

@@ -143,8 +143,18 @@ class AsyncPage:
         return self._page.is_closed()
 
     async def title(self) -> str:
-        with translate("reading the title"):
-            return await self._page.title()
+        # A crashed tab still answers with an empty title: say it crashed instead.
+        gone = self._gone_error()
+        if gone is not None:
+            raise gone
+        try:
+            with translate("reading the title"):
+                return await self._page.title()
+        except PageCrashed as exc:
+            gone = self._gone_error()  # the message that says what went: tab or browser
+            if gone is None:
+                raise
+            raise gone from exc
 
     async def observe(
         self,
@@ -331,10 +341,9 @@ class AsyncPage:
         self, timeout: float, *, once_per_document: bool, answer_within: float
     ) -> bool:
         # Every look at the page starts here: a crashed or closed tab fails fast and plainly.
-        if self._crashed:
-            raise PageCrashed(f"the renderer of {self.url} crashed; open the page again")
-        if self._page.is_closed():
-            raise PageCrashed("the page is closed")
+        gone = self._gone_error()
+        if gone is not None:
+            raise gone
         return await wait_ready(
             self._page,
             self._network,
@@ -795,10 +804,13 @@ class AsyncPage:
 
     def _gone_error(self) -> BrowserClosed | PageCrashed | None:
         """What to raise for a tab that is no more (crashed, closed, or its browser closed)."""
+        # The browser first: closed (e.g. from another thread, while this call ran) or gone
+        # from under us, it took this tab along, and only a new browser helps.
+        gone = self._browser.gone_error()
+        if gone is not None:
+            return gone
         if not (self._gone.is_set() or self._crashed or self._page.is_closed()):
             return None
-        if self._browser.closing:  # e.g. from another thread, while this call ran
-            return BrowserClosed("the browser was closed; launch or connect a new one")
         if self._crashed:
             return PageCrashed(f"the renderer of {self.url} crashed; open a new page")
         return PageCrashed(

@@ -11,17 +11,18 @@ now. A page's own background traffic does not count, or a page that polls would 
 ready: long-lived connections (WebSocket, EventSource, a request pending past a cap), beacons
 (``navigator.sendBeacon``, ``<a ping>``), and polling — a request to an endpoint (method, and
 URL without its query: a poll's changing part is its query, a cache-buster or a cursor) whose
-two previous requests were each answered within half their interval, at a steady interval
-(as the browser timed them). The third such request is the first told apart, once answered;
-the two before it are forgiven then too, so a page polling every 200 ms is ready about 0.6 s
-after its polling starts. What the load itself
-fetches (one slow request, a chain of pages each asked for once the last arrived) is waited
-for; a load that asks one endpoint again and again at a steady beat reads as polling. A
-``fetch`` whose body the page never reads stays in flight for ever: once answered a moment
-ago it is done. The DOM's own ticking (a node rewritten at a steady beat: a clock, a counter
-each poll updates) and a ``setTimeout`` set again each time it fires are told apart in the
-init script the same way. After an action every request started within a moment of it
-counts, whatever its endpoint (see settle).
+two previous requests were each answered, body and all, within half their interval, at a
+steady interval (as the browser timed them). The third such request is the first told apart,
+once answered; the two before it are forgiven then too, so a page polling every 200 ms is
+ready about 0.6 s after its polling starts. What the load itself fetches (one slow request, a
+chain of pages each asked for once the last arrived, from a server that streams its answers
+too) is waited for; a load that asks one endpoint again and again at a steady beat, pausing
+between answers, reads as polling on the network, but its content arriving (nodes added, none
+taken away) keeps the DOM from being quiet. A ``fetch`` whose body the page never reads stays
+in flight for ever: once answered a moment ago it is done. The DOM's own ticking (a node
+rewritten at a steady beat: a clock, a counter each poll updates) and a ``setTimeout`` set
+again each time it fires are told apart in the init script the same way. After an action every
+request started within a moment of it counts, whatever its endpoint (see settle).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 from playwright.async_api import Request, Response
 
-from pagesight.errors import PageCrashed, PageUnresponsive, ProtocolError
+from pagesight.errors import PageCrashed, PageUnresponsive, ProtocolError, first_line
 
 NETWORK_QUIET_S = 0.5
 DOM_QUIET_MS = 300
@@ -96,8 +97,9 @@ class _Call:
     fetch: bool = False
     beat: tuple[float, float] | None = None
     """As the browser timed it, once answered: when it started (ms since the epoch) and how
-    long its answer took (ms). The browser's clock, not ours: our events come late and in
-    bunches when the machine is busy, the page's timer keeps its beat."""
+    long its answer took (ms: to its headers; once it ended, to its body's last byte). The
+    browser's clock, not ours: our events come late and in bunches when the machine is busy,
+    the page's timer keeps its beat."""
 
     @property
     def activity(self) -> float:
@@ -203,6 +205,11 @@ class NetworkWatch:
         call.ended = time.monotonic()
         if call.answered is None:
             call.answered = call.ended  # it failed, or its answer came with no response event
+        end = request.timing["responseEnd"]
+        if call.beat is not None and end >= 0:
+            # Answered once its body is in, not its headers: a load asking for the next page
+            # once the last arrived, from a server that streams, is no poll answered at once.
+            call.beat = (call.beat[0], max(call.beat[1], end))
         self._finished.append(call)
         if len(self._finished) > _KEPT:
             self._forget(self._finished.popleft())
@@ -285,8 +292,9 @@ async def ask(page: PlaywrightPage, script: str, answer_within: float) -> Any:
             ) from exc
         if any(words in message for words in _BETWEEN_DOCUMENTS):
             return None
-        first = message.splitlines()[0] if message else type(exc).__name__
-        raise ProtocolError(f"looking at whether {page.url} has settled failed: {first}") from exc
+        raise ProtocolError(
+            f"looking at whether {page.url} has settled failed: {first_line(exc)}"
+        ) from exc
 
 
 async def _mark(page: PlaywrightPage, script: str, arg: float | None = None) -> None:

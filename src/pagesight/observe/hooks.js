@@ -47,18 +47,18 @@
   // A short timer the page sets again each time the last one fired (a poll's
   // ``setTimeout(poll, 200)``, a clock's tick) is the page ticking: from the third in such a
   // chain, readiness does not wait for it. A timer set again before the last fired (a
-  // debounce) is no chain. Chains are known by delay and handler source (a fresh closure each
-  // time is still the same code).
-  const chains = new Map(); // delay + source -> {pending, fired, length}
-  const chainOf = (handler, ms) => {
+  // debounce) is no chain. Chains are known by handler source (a fresh closure each time is
+  // still the same code), not by delay: a poller that spreads its load sets each delay a
+  // little off the last, never the same twice.
+  const chains = new Map(); // source -> {pending, fired, length}
+  const chainOf = (handler) => {
     let source = "";
     try { source = Function.prototype.toString.call(handler).slice(0, 200); } catch (e) { /* a proxy */ }
-    const key = ms + ":" + source;
-    let chain = chains.get(key);
+    let chain = chains.get(source);
     if (!chain) {
       if (chains.size > 500) chains.clear(); // a page making timers of ever new code
       chain = { pending: 0, fired: false, length: 0 };
-      chains.set(key, chain);
+      chains.set(source, chain);
     }
     if (chain.pending > 0) chain.length = 0; // set again before the last fired
     else if (chain.fired) chain.length += 1;
@@ -73,7 +73,7 @@
     const ms = Number(delay) || 0;
     if (typeof handler !== "function" || ms > SHORT_TIMER_MS) return setTimeout_(handler, delay, ...args);
     const caused = causing || now() - lastInput < CAUSE_MS;
-    const chain = chainOf(handler, ms);
+    const chain = chainOf(handler);
     const id = setTimeout_(function () {
       if (shortTimers.delete(id)) { chain.pending -= 1; chain.fired = true; }
       const was = causing;
@@ -94,9 +94,12 @@
   const churn = (r) => r.type === "attributes" && r.attributeName === "style";
   // A node the page rewrites at a steady beat (a clock, a counter each poll updates) is the
   // page ticking, not loading: from its third change at a steady interval, its changes, the
-  // earlier ones too, do not count. A change off the beat (an action's) counts again.
+  // earlier ones too, do not count. A change off the beat (an action's) counts again, and so
+  // does one that only adds nodes (growth, not a rewrite).
   const STEADY = 0.35; // two intervals differing by at most this share of the longer
-  const TICK_NODES = 8; // a change touching more nodes than this is content, not a tick
+  // A change touching more nodes than this is the page rendering anew, not a tick; below it,
+  // a live table whose every cell each poll rewrites (a few dozen nodes) can still tick.
+  const TICK_NODES = 256;
   const KEPT = 32; // the last changes, so a node found ticking forgives its earlier ones
   const beats = new WeakMap(); // node -> {t, dt, steady}
   const changes = []; // {t, nodes}: nodes null for a change that always counts
@@ -115,11 +118,19 @@
   new MutationObserver((records) => {
     const t = now();
     let nodes = new Set();
+    let added = false, removed = false;
     for (const r of records) {
       if (churn(r)) continue;
+      if (r.type === "childList") {
+        added = added || r.addedNodes.length > 0;
+        removed = removed || r.removedNodes.length > 0;
+      }
       nodes.add(r.type === "characterData" ? r.target.parentNode || r.target : r.target);
       if (nodes.size > TICK_NODES) { nodes = null; break; }
     }
+    // Nodes added with none taken away are content arriving (a list loading page after page
+    // into one parent), however steady its beat; a tick rewrites what it showed.
+    if (nodes !== null && added && !removed) nodes = null;
     if (nodes !== null && nodes.size === 0) return;
     if (nodes !== null) for (const node of nodes) beat(node, t);
     changes.push({ t, nodes: nodes && Array.from(nodes) });
