@@ -72,6 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
     find.add_argument("--lang", choices=("en", "zh"), default="en", help="labels of the text")
     find.add_argument("--mode", choices=("cdp", "evaluate"), default="cdp")
     _browser_options(find)
+    _demo_options(commands)
     return parser
 
 
@@ -199,6 +200,51 @@ def _find(args: argparse.Namespace) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2)
 
 
+class _ServeParser(_Parser):
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"pagesight: {message} (see pagesight demo serve --help)\n")
+
+
+def _demo_options(commands: argparse._SubParsersAction[_Parser]) -> None:
+    demo = commands.add_parser("demo", help="the bundled demo app, Orbit CRM")
+    actions = demo.add_subparsers(
+        dest="demo_command", metavar="COMMAND", required=True, parser_class=_ServeParser
+    )
+    serve = actions.add_parser("serve", help="serve Orbit CRM on 127.0.0.1 until Ctrl-C")
+    serve.add_argument(
+        "--port", type=int, default=0, help="the port on 127.0.0.1 (default: a free one)"
+    )
+    serve.add_argument(
+        "--db",
+        default=None,
+        metavar="PATH",
+        help="the SQLite file to keep its state in, created and seeded when new "
+        "(default: a fresh one in a temporary folder, removed on exit)",
+    )
+
+
+def _demo(args: argparse.Namespace) -> int:
+    """``pagesight demo serve``: Orbit CRM until Ctrl-C or SIGTERM, then exit 0. A port in
+    use or a --db path that cannot be a database is bad input: one line, exit 2."""
+    from pagesight.demo import OrbitApp
+
+    try:
+        app = OrbitApp.start(db=args.db, port=args.port)
+    except InvalidOption as exc:
+        print(f"pagesight: --{exc.option}: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except PagesightError as exc:
+        print(f"pagesight: {exc}", file=sys.stderr)
+        return exc.exit_code
+    try:
+        with app:  # closed however we leave: the port freed, a temporary database removed
+            print(f"Orbit CRM on {app.url} (database {app.db_path}); Ctrl-C stops it", flush=True)
+            app.wait()  # returns only if the server stops by itself
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM through _interrupt: the normal way to stop
+        return 0
+    return 0
+
+
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -212,6 +258,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # handler is the process's, so a program calling main() gets its own back afterwards.
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
+        if args.command == "demo":
+            return _demo(args)
         output = _find(args) if args.command == "find" else _observe(args)
     except InvalidOption as exc:
         flag = _POSITIONAL.get(exc.option, f"--{exc.option.replace('_', '-')}")

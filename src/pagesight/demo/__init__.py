@@ -1,1 +1,6 @@
-"""The bundled demo: a sample page to observe."""
+"""The bundled demo: Orbit CRM, a small web app with its state in SQLite (``OrbitApp``), and
+``sample.html``, a page to observe."""
+
+from pagesight.demo.server import OrbitApp
+
+__all__ = ["OrbitApp"]

@@ -1,0 +1,340 @@
+"""Orbit CRM's routes: a Starlette app over one SQLite file (``pagesight.demo.db``).
+
+As real apps are, it is partly server-rendered and partly client-side: the contact form, a
+delete, a message and the settings are forms posted to the server, answered with a redirect
+and a full page load; the contact search, notes and the deal board fetch JSON and update the
+page where it is.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, urlsplit
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, RedirectResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+from starlette.templating import Jinja2Templates
+
+from pagesight.demo import db
+from pagesight.demo.i18n import HTML_LANG, language, translator
+from pagesight.demo.richtext import clean
+
+HERE = Path(__file__).parent
+# The labels the page scripts draw themselves (the rest is rendered here).
+SCRIPT_TEXT = (
+    "n_contacts",
+    "one_contact",
+    "no_contacts",
+    "edit",
+    "note_saved",
+    "note_empty",
+    "moved",
+    "move_failed",
+    "move_to",
+    "move_deal",
+    "dismiss",
+    *(f"stage_{stage}" for stage in db.STAGES),
+)
+FIELD_ERRORS = {
+    "name": "err_name",
+    "email": "err_email",
+    "location": "err_location",
+    "team": "err_team",
+    "follow_up": "err_date",
+}
+
+
+def _context(request: Request) -> dict[str, Any]:
+    lang = language(request.cookies.get("lang"))
+    t = translator(lang)
+    return {
+        "t": t,
+        "lang": lang,
+        "html_lang": HTML_LANG[lang],
+        "path": request.url.path,
+        "query": request.url.query,
+        "script_text": {key: t(key) for key in SCRIPT_TEXT},
+        "stages": db.STAGES,
+        "locations": db.LOCATIONS,
+        "teams": db.TEAMS,
+    }
+
+
+_templates = Jinja2Templates(
+    env=jinja2.Environment(
+        loader=jinja2.FileSystemLoader(HERE / "templates"),
+        autoescape=True,  # every value is escaped unless a template says |safe (notes only)
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    ),
+    context_processors=[_context],
+)
+
+
+def _path(request: Request) -> Path:
+    path: Path = request.app.state.db_path
+    return path
+
+
+def _render(request: Request, name: str, status_code: int = 200, **context: Any) -> Response:
+    return _templates.TemplateResponse(request, name, context, status_code=status_code)
+
+
+def _redirect(url: str) -> RedirectResponse:
+    return RedirectResponse(url, status_code=303)  # after a POST: GET the new page
+
+
+def _contact_or_404(request: Request) -> db.Contact:
+    person = db.contact(_path(request), int(request.path_params["contact_id"]))
+    if person is None:
+        raise HTTPException(404)
+    return person
+
+
+async def home(request: Request) -> Response:
+    return _redirect("/contacts")
+
+
+async def contact_list(request: Request) -> Response:
+    search = request.query_params.get("q", "")
+    deleted = request.query_params.get("deleted")
+    t = translator(language(request.cookies.get("lang")))
+    return _render(
+        request,
+        "contacts.html",
+        contacts=db.contacts(_path(request), search),
+        search=search,
+        toast=t("deleted", name=deleted) if deleted else None,
+    )
+
+
+async def contacts_api(request: Request) -> Response:
+    found = db.contacts(_path(request), request.query_params.get("q", ""))
+    return JSONResponse({"count": len(found), "contacts": [c.as_dict() for c in found]})
+
+
+async def export_csv(request: Request) -> Response:
+    return Response(
+        db.contacts_csv(_path(request)),
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": 'attachment; filename="orbit-contacts.csv"'},
+    )
+
+
+async def contact_page(request: Request) -> Response:
+    person = _contact_or_404(request)
+    path = _path(request)
+    return _render(
+        request,
+        "contact.html",
+        contact=person,
+        notes=db.notes(path, person.id),
+        deals=[d for d in db.deals(path) if d["contact_id"] == person.id],
+        toast=_saved_toast(request, person),
+    )
+
+
+def _saved_toast(request: Request, person: db.Contact) -> str | None:
+    """The confirmation after a save: which fields changed and their new values."""
+    saved = request.query_params.get("saved")
+    if saved is None:
+        return None
+    t = translator(language(request.cookies.get("lang")))
+    fields = [field for field in saved.split(",") if field in db.EDITABLE]
+    if not fields:
+        return t("nothing_changed")
+    values = person.as_dict()
+    shown = []
+    for field in fields:
+        value = values[field]
+        if field == "newsletter":
+            value = t("yes") if value else t("no")
+        shown.append(f"{t(field)} → {value or t('none')}")
+    return f"{t('saved')}: " + "; ".join(shown)
+
+
+async def edit_form(request: Request) -> Response:
+    person = _contact_or_404(request)
+    return _render(request, "edit.html", contact=person, values=person.as_dict(), errors={})
+
+
+async def save_contact(request: Request) -> Response:
+    person = _contact_or_404(request)
+    form = await request.form()
+    values: dict[str, Any] = {
+        field: str(form.get(field, "")).strip() for field in db.EDITABLE if field != "newsletter"
+    }
+    values["newsletter"] = form.get("newsletter") is not None
+    errors = _contact_errors(values)
+    if errors:
+        t = translator(language(request.cookies.get("lang")))
+        messages = {field: t(key) for field, key in errors.items()}
+        return _render(
+            request,
+            "edit.html",
+            status_code=400,
+            contact=person,
+            values={"id": person.id, **values},
+            errors=messages,
+        )
+    changed = db.update_contact(_path(request), person.id, values)
+    return _redirect(f"/contacts/{person.id}?saved={','.join(changed)}")
+
+
+def _contact_errors(values: dict[str, Any]) -> dict[str, str]:
+    """Field name → the translation key of what is wrong with it."""
+    wrong = {
+        "name": not values["name"],
+        "email": bool(values["email"]) and "@" not in values["email"].strip("@"),
+        "location": values["location"] not in db.LOCATIONS,
+        "team": values["team"] not in db.TEAMS,
+        "follow_up": bool(values["follow_up"]) and not db.valid_date(values["follow_up"]),
+    }
+    return {field: FIELD_ERRORS[field] for field, bad in wrong.items() if bad}
+
+
+async def delete_contact(request: Request) -> Response:
+    person = _contact_or_404(request)
+    db.delete_contact(_path(request), person.id)
+    return _redirect(f"/contacts?deleted={quote(person.name)}")
+
+
+async def profile(request: Request) -> Response:
+    return _render(request, "profile.html", contact=_contact_or_404(request))
+
+
+async def add_note(request: Request) -> Response:
+    person = _contact_or_404(request)
+    try:
+        body = await request.json()
+        html = str(body["html"])
+    except (ValueError, KeyError, TypeError):
+        return JSONResponse({"error": 'expected JSON {"html": "…"}'}, status_code=400)
+    kept, has_text = clean(html)
+    if not has_text:
+        return JSONResponse({"error": "the note is empty"}, status_code=400)
+    return JSONResponse(db.add_note(_path(request), person.id, kept), status_code=201)
+
+
+async def inbox(request: Request) -> Response:
+    path = _path(request)
+    every = db.messages(path)
+    sent = request.query_params.get("sent", "")
+    just_sent = next((m for m in every if sent.isdigit() and m["id"] == int(sent)), None)
+    t = translator(language(request.cookies.get("lang")))
+    return _render(
+        request,
+        "inbox.html",
+        messages=every,
+        toast=t("sent_to", name=just_sent["contact"]) if just_sent else None,
+    )
+
+
+async def compose(request: Request) -> Response:
+    chosen = request.query_params.get("to", "")
+    values = {"to": chosen, "subject": "", "body": ""}
+    return _render(
+        request, "compose.html", contacts=db.contacts(_path(request)), values=values, errors={}
+    )
+
+
+async def send_message(request: Request) -> Response:
+    path = _path(request)
+    form = await request.form()
+    # A browser sends a textarea's line breaks as CRLF; keep them as typed.
+    values = {
+        key: str(form.get(key, "")).strip().replace("\r\n", "\n")
+        for key in ("to", "subject", "body")
+    }
+    recipient = db.contact(path, int(values["to"])) if values["to"].isdigit() else None
+    wrong = {"to": recipient is None, "subject": not values["subject"], "body": not values["body"]}
+    if any(wrong.values()):
+        t = translator(language(request.cookies.get("lang")))
+        errors = {field: t(f"err_{field}") for field, bad in wrong.items() if bad}
+        return _render(
+            request,
+            "compose.html",
+            status_code=400,
+            contacts=db.contacts(path),
+            values=values,
+            errors=errors,
+        )
+    assert recipient is not None
+    message_id = db.send_message(path, recipient.id, values["subject"], values["body"])
+    return _redirect(f"/messages?sent={message_id}")
+
+
+async def deal_board(request: Request) -> Response:
+    every = db.deals(_path(request))
+    columns = {stage: [d for d in every if d["stage"] == stage] for stage in db.STAGES}
+    return _render(request, "deals.html", columns=columns)
+
+
+async def move_deal(request: Request) -> Response:
+    try:
+        body = await request.json()
+        stage = str(body["stage"])
+    except (ValueError, KeyError, TypeError):
+        return JSONResponse({"error": 'expected JSON {"stage": "…"}'}, status_code=400)
+    if stage not in db.STAGES:
+        return JSONResponse({"error": f"stage must be one of {', '.join(db.STAGES)}"}, 400)
+    deal = db.move_deal(_path(request), int(request.path_params["deal_id"]), stage)
+    if deal is None:
+        return JSONResponse({"error": "no such deal"}, status_code=404)
+    return JSONResponse(deal)
+
+
+async def settings(request: Request) -> Response:
+    t = translator(language(request.cookies.get("lang")))
+    saved = request.query_params.get("saved") is not None
+    return _render(request, "settings.html", toast=t("settings_saved") if saved else None)
+
+
+async def save_settings(request: Request) -> Response:
+    form = await request.form()
+    lang = language(str(form.get("lang", "")))
+    target = str(form.get("next", "")) or "/settings?saved=1"
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or not target.startswith("/"):
+        target = "/settings?saved=1"  # only ever back into this app
+    response = _redirect(target)
+    response.set_cookie("lang", lang, max_age=365 * 24 * 3600, samesite="lax")
+    return response
+
+
+async def not_found(request: Request, exc: Exception) -> Response:
+    return _render(request, "not_found.html", status_code=404)
+
+
+def create_app(db_path: Path) -> Starlette:
+    """The Orbit CRM app over the (already prepared) database at ``db_path``."""
+    routes = [
+        Route("/", home),
+        Route("/contacts", contact_list),
+        Route("/contacts/export.csv", export_csv),
+        Route("/contacts/{contact_id:int}", contact_page),
+        Route("/contacts/{contact_id:int}/edit", edit_form),
+        Route("/contacts/{contact_id:int}/edit", save_contact, methods=["POST"]),
+        Route("/contacts/{contact_id:int}/delete", delete_contact, methods=["POST"]),
+        Route("/contacts/{contact_id:int}/profile", profile),
+        Route("/api/contacts", contacts_api),
+        Route("/api/contacts/{contact_id:int}/notes", add_note, methods=["POST"]),
+        Route("/messages", inbox),
+        Route("/messages", send_message, methods=["POST"]),
+        Route("/messages/new", compose),
+        Route("/deals", deal_board),
+        Route("/api/deals/{deal_id:int}/stage", move_deal, methods=["POST"]),
+        Route("/settings", settings),
+        Route("/settings", save_settings, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
+    ]
+    app = Starlette(routes=routes, exception_handlers={404: not_found})
+    app.state.db_path = db_path
+    return app
