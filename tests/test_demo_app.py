@@ -531,13 +531,6 @@ def test_demo_serve_refuses_bad_input_in_one_line_with_exit_2(
 # strict xfail, so that the fix shows up as an XPASS failure and the mark is removed with it.
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="a table row's context is its first *text* cell (passes._label skips the link "
-    'cell), so the Edit link in Alice Chen\'s row reads in "Software Engineer", as Lena '
-    "Novak's does",
-)
 def test_finding_a_row_whose_first_cell_is_a_link_is_named_by_that_link(
     page: Any, orbit: OrbitApp
 ) -> None:
