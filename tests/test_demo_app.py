@@ -539,12 +539,6 @@ def test_finding_a_row_whose_first_cell_is_a_link_is_named_by_that_link(
     assert edit.context == "Alice Chen"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="Moved.holder_* describe the card's list by its markup alone; every column's list "
-    'is <ul class="deals">, so the effect never says the card went into "Won"',
-)
 def test_finding_a_card_dragged_between_alike_lists_says_which_column_it_went_into(
     page: Any, orbit: OrbitApp
 ) -> None:
