@@ -549,13 +549,6 @@ def test_finding_a_card_dragged_between_alike_lists_says_which_column_it_went_in
     assert len(moved) == 1 and "Won" in moved[0], eff.text()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason='find("the Edit button") gives every real button +3 for the role word and the '
-    "Edit link (drawn as a button) only its keyword; the contenteditable, whose id is "
-    '"note-editor", ranks first',
-)
 def test_finding_a_link_drawn_as_a_button_is_found_as_the_button_people_call_it(
     page: Any, orbit: OrbitApp
 ) -> None:

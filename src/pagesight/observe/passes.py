@@ -97,8 +97,8 @@ def _label(node: Node) -> str | None:
 def _row_label(row: Node) -> str | None:
     """A table row is known by its header cell (a ``th`` among its ``td``s, ``scope=row``),
     else by the text of its first cell that shows any: a link's or button's text counts (a
-    CRM's name cell is a link to the person), a checkbox's label does not (every row's
-    "Select" box says the same), nor a name guessed from markup."""
+    CRM's name cell is a link to the person), a cell that starts with another control does
+    not (every row's "Select" box says the same), nor a name guessed from markup."""
     cells = row.children
     headers = [c for c in cells if c.role in _HEADER_CELLS]
     if headers and any(c.role in _DATA_CELLS for c in cells):  # not the header row itself
@@ -106,13 +106,15 @@ def _row_label(row: Node) -> str | None:
     return next((text[:80] for cell in cells if (text := _shown_text(cell))), None)
 
 
-def _shown_text(node: Node) -> str:
-    """The first text ``node`` shows: its own, a control's shown name, or its children's."""
+def _shown_text(node: Node) -> str | None:
+    """The text ``node`` starts with: its own, a control's shown name, else its first child's
+    that shows anything; "" when it starts with a control that shows none (a checkbox, a
+    field), ``None`` when it shows nothing at all."""
     if node.is_text:
-        return node.name.strip()
+        return node.name.strip() or None
     if node.id is not None:
         return node.name.strip() if node.role in _SHOWS_ITS_NAME and not node.name_hint else ""
-    return next((text for child in node.children if (text := _shown_text(child))), "")
+    return next((text for child in node.children if (text := _shown_text(child)) is not None), None)
 
 
 def elements(nodes: tuple[Node, ...]) -> tuple[Element, ...]:
@@ -145,6 +147,7 @@ def elements(nodes: tuple[Node, ...]) -> tuple[Element, ...]:
                     name_hint=node.name_hint,
                     placeholder=node.placeholder,
                     hinted_states=frozenset(node.hinted_states),
+                    looks=node.looks,
                 )
             )
         inner = group

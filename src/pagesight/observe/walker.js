@@ -12,7 +12,8 @@
 //   iframe placeholder), fu frame url, er the browser's validation message of an invalid field,
 //   ie the number of its last invalid event in its document, nh the name is a hint guessed
 //   from markup, ph the placeholder of an empty labelled field, hs the states among s hinted
-//   by class names, up "upload" applies (a file input or what opens one).
+//   by class names, up "upload" applies (a file input or what opens one), lk the role a link
+//   is drawn as ("button").
 (() => {
   const KEY = Symbol.for("pagesight.walker");
   if (globalThis[KEY]) return globalThis[KEY];
@@ -664,6 +665,7 @@
     }
     if (opensFiles(el, tag, role, ctx)) node.up = 1;
     if (dragSource(el, look)) node.dg = 1;
+    if (role === "link" && HINTS.looksLike(el, role, style)) node.lk = "button";
     if (wantHref && tag === "a" && el.href) node.h = el.href; // resolving URLs is not free
     MARKUP.add(node, el, flatText(items));
     if (scrollerId !== null) pushState(node, "scrollable");
