@@ -155,6 +155,33 @@ def test_an_html5_card_dragged_to_another_column_is_dropped_there(
     assert "dom_change" in eff.kinds
 
 
+def test_a_card_dragged_between_look_alike_lists_is_said_to_go_into_the_named_column(
+    page: Any, server: StaticServer
+) -> None:
+    # Every column's list is the same <ul class="cards">: only the column's title, in a
+    # header beside the list, tells them apart.
+    obs = _open(page, server, "act-drag-lists.html")
+    card, review = one(obs, "CSV export", "listitem"), one(obs, "Review", "group")
+    eff = page.act(card.id, "drag", to=review.id)
+    assert _js(page, "window.drops") == ["card-export->list-review"]
+    assert eff.moved is not None
+    assert eff.moved.holder_before == '<ul class="cards"> "Doing"'
+    assert eff.moved.holder_after == '<ul class="cards"> "Review"'
+    assert 'from <ul class="cards"> "Doing" into <ul class="cards"> "Review"' in eff.text()
+
+
+def test_a_ticket_sorted_into_another_aria_labelled_list_names_both_lists(
+    page: Any, server: StaticServer
+) -> None:
+    obs = _open(page, server, "act-drag-lists.html")
+    ticket, solved = one(obs, "Wrong invoice"), one(obs, "Password reset")
+    eff = page.act(ticket.id, "drag", to=solved.id)
+    owner = "document.getElementById('ticket-invoice').parentElement.getAttribute('aria-label')"
+    assert _js(page, owner) == "Solved"
+    assert eff.moved is not None
+    assert 'from <ul class="queue"> "Waiting" into <ul class="queue"> "Solved"' in eff.text()
+
+
 def test_a_drag_that_moves_nothing_says_so(page: Any, server: StaticServer) -> None:
     obs = _open(page, server, "act-drag.html")
     card = one(obs, "Update docs")

@@ -277,6 +277,23 @@ def test_table_rows_give_identical_buttons_their_context(
     page.close()
 
 
+def test_a_table_row_is_known_by_its_first_cell_even_a_link_or_by_its_header_cell(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = browser.open(server.url("table-row-context.html"))
+    obs = page.observe(view="interactive")
+    # A CRM list: the name cell is a link, and Alice and Lena share a job title.
+    assert [el.context for el in named(obs, "Edit")] == ["Alice Chen", "Bob Martin", "Lena Novak"]
+    # A th scope=row names its row, though a status badge comes before it.
+    assert [el.context for el in named(obs, "Download")] == ["INV-1041", "INV-1042"]
+    # A leading select box is no row's name (every one says "Select"): the next cell's text is.
+    assert [el.context for el in named(obs, "Delete")] == ["report.pdf", "notes.txt"]
+    alice, edit = one(obs, "Alice Chen", "link").id, named(obs, "Edit")[0].id
+    text = obs.text()
+    assert f'# Alice Chen\n[{alice}] link "Alice Chen"\n[{edit}] link "Edit"' in text, text
+    page.close()
+
+
 def test_adjacent_classless_divs_are_not_groups(browser: Browser, server: StaticServer) -> None:
     page = browser.open(server.url("edge-controls.html"))
     obs = page.observe()

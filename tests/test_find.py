@@ -255,3 +255,22 @@ def test_focus_uses_attributes_too(browser: Browser, server: StaticServer) -> No
     obs = page.observe(focus="you@example.com")  # only in a placeholder
     page.close()
     assert [e.name for e in obs.elements] == ["Email"]
+
+
+def test_a_link_drawn_as_a_button_is_found_as_the_button_people_call_it(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = browser.open(server.url("find-drawn-buttons.html"))
+    obs = page.observe()
+    looks = {el.name: el.looks for el in obs.elements if el.role == "link"}
+    # By its class ("button") or its box (filled, padded); a plain text link is a link.
+    assert looks == {"Contacts": None, "Message help": None, "Edit": "button", "Message": "button"}
+    best = page.find("the Edit button", top=10)
+    assert (best[0].element.role, best[0].element.name) == ("link", "Edit"), best
+    # The editor whose id holds "edit" only inside "editor" comes after every button.
+    assert best[-1].element.name == "New note", best
+    message = page.find("Message button", top=10)
+    assert message[0].element.name == "Message", message
+    assert message[-1].element.name == "Message help"  # a plain link, matched by its words only
+    assert page.find("the Contacts link")[0].element.name == "Contacts"
+    page.close()

@@ -163,6 +163,26 @@ def test_attribute_match_in_aria_label_placeholder_name_or_id() -> None:
     assert points(attribute_match, "搜索", el("textbox", "q", placeholder="站内搜索")) == 5
 
 
+def test_attribute_match_wants_a_whole_word_of_an_id() -> None:
+    # "edit" names the id "edit-note" or "editNote", not "note-editor": a word inside another
+    # word of an identifier says nothing (it still counts as a keyword of the text).
+    for id_ in ("edit-note", "editNote", "note_edit"):
+        assert points(attribute_match, "edit", el("textbox", "x", id=id_)) == WEIGHTS.attribute
+    editor = el("textbox", "New note", id="note-editor")
+    assert points(attribute_match, "edit", editor) == 0
+    assert points(keywords, "edit", editor) == WEIGHTS.keyword
+
+
+def test_a_link_drawn_as_a_button_takes_the_role_word_button() -> None:
+    link = Element(id=1, role="link", name="Edit", looks="button", markup=Markup(tag="a"))
+    assert points(role_match, "the Edit button", link) == WEIGHTS.role
+    assert points(exact_name, "the Edit button", link) == WEIGHTS.exact
+    plain = Element(id=2, role="link", name="Edit", markup=Markup(tag="a"))
+    assert points(role_match, "the Edit button", plain) == 0
+    assert points(exact_name, "the Edit button", plain) == 0
+    assert [m.element.id for m in find([plain, link], "the Edit button")] == [1, 2]
+
+
 @pytest.mark.parametrize(
     ("query", "element"),
     [

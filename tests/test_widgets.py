@@ -183,3 +183,43 @@ def test_clickable_column_headers_keep_their_ids_in_the_header_row(
     assert eff.to_dict()["reordered"][0] == bob.id
     page.act(role.id, "click")
     assert _js(page, "window.sorted") == ["name", "role"]
+
+
+# --- the option arrow keys move to -----------------------------------------------------------
+
+
+def _active_text(page: Any, box: str) -> Any:
+    return _js(page, f"document.getElementById('{box}').ariaActiveDescendantElement.textContent")
+
+
+def test_arrow_keys_in_an_open_combobox_move_the_active_option_and_say_so(
+    page: Any, server: StaticServer
+) -> None:
+    obs = _open(page, server, "listbox-active.html")
+    size = one(obs, "Shirt size", "combobox")
+    page.act(size.id, "click")
+    opened = page.observe()
+    medium, large = one(opened, "Medium", "option"), one(opened, "Large", "option")
+    assert line(opened, '"Medium"') == f'[{medium.id}] option "Medium" [selected active]'
+    eff = page.act(size.id, "press_key", key="ArrowDown")
+    assert _active_text(page, "size") == "Large"  # the page moved it
+    assert "dom_change" in eff.kinds, eff.text()
+    assert eff.changes is not None
+    changed = {after.name: after.states for _, after in eff.changes.changed}
+    assert changed == {"Medium": frozenset({"selected"}), "Large": frozenset({"active"})}
+    assert f'[{large.id}] option "Large" [active]' in eff.text()
+    # Focus never left the combobox: only it is focused, the option is the active one.
+    after = eff.observation
+    assert "focused" in one(after, "Shirt size", "combobox").states
+    assert [el.name for el in after.elements if "active" in el.states] == ["Large"]
+
+
+def test_a_focused_listbox_marks_its_active_option(page: Any, server: StaticServer) -> None:
+    obs = _open(page, server, "listbox-active.html")
+    fruit = one(obs, "Favourite fruit", "listbox")
+    assert not [el for el in obs.elements if "active" in el.states]  # nothing focused yet
+    eff = page.act(fruit.id, "press_key", key="ArrowDown")
+    assert _active_text(page, "fruit") == "Banana"
+    assert eff.kinds != ("no_op",), eff.text()
+    banana = one(eff.observation, "Banana", "option")
+    assert banana.states == frozenset({"active"})

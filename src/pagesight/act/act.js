@@ -213,10 +213,42 @@
     const value = slider ? (slider.getAttribute("aria-valuetext") || slider.getAttribute("aria-valuenow") || slider.value || null) : null;
     return {
       box: [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)],
-      parent: parent ? this.describe(parent, false) : "",
+      parent: parent ? this.describe(parent, false) + this.quotedName(this.holderName(parent)) : "",
       order: siblings.length > 1 && siblings.length <= 12 ? siblings.map(short) : [],
       value: value === null ? null : String(value),
     };
+  },
+
+  // What a person calls the list or column holding a dragged element, where its markup says
+  // nothing (every column a <ul class="deals">): its own label, else the heading that leads it
+  // (a column's title, often in a header beside the list). Looked for up to the column: the
+  // first ancestor among look-alike siblings, past which the other columns' headings start.
+  holderName(holder) {
+    const HEADING = "h1, h2, h3, h4, h5, h6, legend, [role=heading]";
+    const text = (h) => (h.textContent || "").trim().replace(/\s+/g, " ");
+    for (let n = holder, up = 0; n && n.localName !== "body" && up < 4; n = n.parentElement, up++) {
+      const ids = (n.getAttribute("aria-labelledby") || "").split(/\s+/).filter(Boolean);
+      const own = (n.getAttribute("aria-label") || "").trim() ||
+        ids.map((id) => n.ownerDocument.getElementById(id)).filter(Boolean).map(text).join(" ");
+      if (own) return own;
+      const title = Array.from(n.children).find((c) => c.matches(HEADING));
+      if (title && text(title)) return text(title);
+      const parent = n.parentElement;
+      if (!parent) return "";
+      const cls = n.getAttribute("class");
+      const alike = Array.from(parent.children).some((s) => s !== n && s.localName === n.localName && s.getAttribute("class") === cls);
+      const before = n.previousElementSibling;
+      if (alike) return before && before.matches(HEADING) ? text(before) : "";
+      for (let s = before; s; s = s.previousElementSibling) {
+        const h = s.matches(HEADING) ? s : Array.from(s.querySelectorAll(HEADING)).pop();
+        if (h && text(h)) return text(h);
+      }
+    }
+    return "";
+  },
+
+  quotedName(name) {
+    return name ? ` "${name.length > 40 ? name.slice(0, 39) + "…" : name}"` : "";
   },
 
   // The value a date or time input holds now (to tell whether the page kept what was set).

@@ -77,8 +77,9 @@ class Moved:
     box_after: Bounds | None
     """``None`` when the element is gone (the page replaced it while handling the drop)."""
     holder_before: str
-    """What held the element (``<ul id="todo">``); ``holder_after`` differs when it moved
-    into another list or column."""
+    """What held the element: its markup and, where the page names it, what a person calls it
+    (``<ul class="deals"> "Won"``: its aria-label, else the heading leading its column);
+    ``holder_after`` differs when it moved into another list or column."""
     holder_after: str
     order_before: tuple[str, ...] = ()
     """The texts of the element and its siblings, in order (lists of up to 12 items)."""

@@ -8,9 +8,11 @@ rules add points, with the weights in :data:`WEIGHTS`:
 * each CJK bigram of the query found (搜索, 按钮)             ``bigram``
 * each CJK character found outside a found bigram          ``char``
 * each non-CJK keyword found                                ``keyword``
-* any of those inside aria-label, placeholder, name or id  ``attribute`` (once)
+* any of those inside aria-label, placeholder, name or id  ``attribute`` (once); a Latin
+  word as a whole word there ("edit" in ``edit-note``, ``editNote``, not ``note-editor``)
 * the element's role or input type named in the query       ``role`` (once); role words in
-  English, Chinese, Japanese and Korean count (button/按钮/ボタン/버튼, …)
+  English, Chinese, Japanese and Korean count (button/按钮/ボタン/버튼, …); a link drawn as a
+  button (``Element.looks``) is a button too
 * its whole name is what the query names ("Save" for "the Save button")  ``exact``: not in the
   issue's list, added because an attribute mention otherwise beat the element named so
 
@@ -220,6 +222,7 @@ def _names(text: str, word: str) -> bool:
 # --- what a query is scored against -------------------------------------------------------------
 
 _ATTRIBUTE_FIELDS = ("aria-label", "placeholder", "name", "id")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _OTHER_FIELDS = ("title", "alt")
 _PLAIN_ROLES = frozenset({"text", "paragraph", "generic", ""})
 
@@ -233,6 +236,8 @@ class Scorable(Protocol):
     def name(self) -> str: ...
     @property
     def markup(self) -> Markup | None: ...
+    @property
+    def looks(self) -> str | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -247,7 +252,10 @@ class Target:
     type: str
     name: str
     kind: tuple[str, ...] = ()
-    """Role and input type: where a role word of the query is looked for."""
+    """Role, input type and the role it is drawn as: where a role word of the query is looked
+    for."""
+    looks: str = ""
+    """The role it is drawn as, where that differs from its own (a link drawn as a button)."""
 
     @classmethod
     def of(cls, item: Scorable) -> Target:
@@ -255,9 +263,10 @@ class Target:
         # Plain text has no role a query could mean ("text field" is not every paragraph).
         role = "" if item.role in _PLAIN_ROLES else item.role
         got = dict(markup.attributes) if markup else {}
-        attrs = [got.get(a, "") for a in _ATTRIBUTE_FIELDS]
+        attrs = [_CAMEL.sub(" ", got.get(a, "")) for a in _ATTRIBUTE_FIELDS]
         kind = got.get("type", "")
         shown = markup.text if markup else ""
+        looks = item.looks or ""
         other = [got.get(a, "") for a in _OTHER_FIELDS]
         return cls(
             text=normalise(_SEP.join((shown, item.name, *attrs, *other, role, kind))),
@@ -265,7 +274,8 @@ class Target:
             role=role,
             type=normalise(kind),
             name=normalise(item.name),
-            kind=(role, normalise(kind)),
+            kind=(role, normalise(kind), looks),
+            looks=looks,
         )
 
 
@@ -304,8 +314,19 @@ def attribute_match(q: Query, t: Target) -> float:
     a = t.attributes
     if not a:
         return 0
-    hit = q.text in a or any(b in a for b in q.bigrams) or any(w in a for w in q.keywords)
+    # Latin words as whole words of the attribute: "edit" names id "edit-note", not
+    # "note-editor" (CJK has no word breaks: its bigrams count anywhere).
+    hit = (
+        _word_in(q.text, a)
+        or any(b in a for b in q.bigrams)
+        or any(_word_in(w, a) for w in q.keywords)
+    )
     return WEIGHTS.attribute if hit else 0
+
+
+def _word_in(word: str, text: str) -> bool:
+    """``word`` as a whole word of ``text`` ("edit" in "edit-note", not in "note editor")."""
+    return re.search(rf"(?<![^\W_]){re.escape(word)}(?![^\W_])", text) is not None
 
 
 def role_match(q: Query, t: Target) -> float:
@@ -313,14 +334,19 @@ def role_match(q: Query, t: Target) -> float:
     a keyword equal to the role or type ("checkbox", "email")."""
     if not t.role:
         return 0
-    hit = t.role in q.roles or t.role in q.keywords or (t.type != "" and t.type in q.keywords)
+    hit = (
+        t.role in q.roles
+        or t.looks in q.roles  # "the Edit button" for a link drawn as a button
+        or t.role in q.keywords
+        or (t.type != "" and t.type in q.keywords)
+    )
     return WEIGHTS.role if hit else 0
 
 
 def exact_name(q: Query, t: Target) -> float:
     """The element's whole name is the query, or what it names ("save" in "the Save button"),
     and it is of the role the query names, if it names one (a link "登录" is not "登录按钮")."""
-    if q.roles and t.role not in q.roles:
+    if q.roles and t.role not in q.roles and t.looks not in q.roles:
         return 0
     return WEIGHTS.exact if t.name and t.name in (q.text, q.core) else 0
 
@@ -338,7 +364,7 @@ RULES: tuple[Callable[[Query, Target], float], ...] = (
 
 def score(q: Query, t: Target) -> float:
     """The sum of the rules; most targets share no piece with the query and stop at once."""
-    if t.role not in q.roles and not any(a in t.text for a in q.atoms):
+    if t.role not in q.roles and t.looks not in q.roles and not any(a in t.text for a in q.atoms):
         return 0
     total = 0.0
     for rule in RULES:
@@ -410,6 +436,8 @@ class Index:
         self._by_role: dict[str, list[int]] = {}
         for i, t in enumerate(self.targets):
             self._by_role.setdefault(t.role, []).append(i)
+            if t.looks:  # a link drawn as a button is a candidate for "the … button" too
+                self._by_role.setdefault(t.looks, []).append(i)
         # The tie-breaks after the exact name: a name the page gave (not one guessed from its
         # markup), visible, enabled, in the viewport.
         self._ties = tuple(

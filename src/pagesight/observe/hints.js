@@ -6,6 +6,7 @@
 //   nameOf(el, tag, role, style)  a short name guessed from the markup, or ""
 //   glyph(text)                   an icon font's ligature ("more_vert") as words ("more")
 //   stateOf(el, role)             the state the page's own class names give it, or ""
+//   looksLike(el, role, style)    "button" for a link drawn as a button, else ""
 (() => {
   const KEY = Symbol.for("pagesight.hints");
   if (globalThis[KEY]) return globalThis[KEY];
@@ -294,7 +295,22 @@
     return CHECKABLE.has(role) ? "checked" : "selected";
   }
 
-  const api = { nameOf, glyph, stateOf };
+  // A link drawn as a button (a CRM's "Edit" link in a filled, padded box; Bootstrap's
+  // a.btn): people call it a button, so find credits it for the word. Its class says so
+  // ("btn", "button small", "cta-button"), or its box does: a filled background behind
+  // padding, on a box of its own (not a highlight inside a line of text).
+  const BUTTON_CLASS = /(?:^|[\s_-])(?:btn|button)(?:$|[\s_-])/i;
+  const CLEAR = /^(?:transparent|rgba\([^)]*,\s*0\))$/;
+
+  function looksLike(el, role, style) {
+    if (role !== "link") return "";
+    const cls = el.getAttribute("class");
+    if (cls !== null && BUTTON_CLASS.test(cls) && !/\bbtn-link\b/.test(cls)) return "button";
+    const boxed = style.display !== "inline" && parseFloat(style.paddingLeft) >= 4;
+    return boxed && !CLEAR.test(style.backgroundColor) ? "button" : "";
+  }
+
+  const api = { nameOf, glyph, stateOf, looksLike };
   Object.defineProperty(globalThis, KEY, { value: api, enumerable: false });
   return api;
 })()

@@ -89,6 +89,10 @@ class Element:
     hinted_states: frozenset[str] = frozenset()
     """Those of ``states`` read from the page's own class names (``selected``, ``active``…)
     where ARIA says nothing: a hint, like ``name_hint``."""
+    looks: str | None = None
+    """The role it is drawn as, where that differs from its own: ``"button"`` for a link
+    drawn as one (a filled, padded box, or a ``btn``/``button`` class), which people call a
+    button and ``find("the Edit button")`` counts as one."""
 
     @property
     def quoted_name(self) -> str:
@@ -108,6 +112,8 @@ class Element:
             out["states"] = sorted(self.states)
         if self.hinted_states:
             out["hinted_states"] = sorted(self.hinted_states)
+        if self.looks is not None:
+            out["looks"] = self.looks
         out["actions"] = list(self.actions)
         if self.options:
             out["options"] = list(self.options)

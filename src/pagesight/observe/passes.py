@@ -68,13 +68,21 @@ def _repeats_name(text: Node, following: Node | None, parent_name: str) -> bool:
     return following is not None and following.id is not None and bare == _bare(following.name)
 
 
+# Controls whose name is the text they show: in a table row, their text is the cell's text.
+_SHOWS_ITS_NAME = frozenset(
+    {"link", "button", "clickable", "cell", "gridcell", "columnheader", "rowheader"}
+)
+_HEADER_CELLS = frozenset({"rowheader", "columnheader"})
+_DATA_CELLS = frozenset({"cell", "gridcell"})
+
+
 def _label(node: Node) -> str | None:
     """A container's label: its name, else its first heading or line of text (for a table
-    row, the first text in its cells)."""
+    row, its header cell's text, else its first cell's)."""
     if node.name:
         return node.name
     if node.role == "row":
-        return next((n.name[:80] for n in node.walk() if n.is_text), None)
+        return _row_label(node)
     for child in node.children:
         if child.role == "heading" or child.is_text:
             return child.name[:80]
@@ -84,6 +92,29 @@ def _label(node: Node) -> str | None:
         if child.id is not None:
             return None
     return None
+
+
+def _row_label(row: Node) -> str | None:
+    """A table row is known by its header cell (a ``th`` among its ``td``s, ``scope=row``),
+    else by the text of its first cell that shows any: a link's or button's text counts (a
+    CRM's name cell is a link to the person), a cell that starts with another control does
+    not (every row's "Select" box says the same), nor a name guessed from markup."""
+    cells = row.children
+    headers = [c for c in cells if c.role in _HEADER_CELLS]
+    if headers and any(c.role in _DATA_CELLS for c in cells):  # not the header row itself
+        cells = (*headers, *cells)
+    return next((text[:80] for cell in cells if (text := _shown_text(cell))), None)
+
+
+def _shown_text(node: Node) -> str | None:
+    """The text ``node`` starts with: its own, a control's shown name, else its first child's
+    that shows anything; "" when it starts with a control that shows none (a checkbox, a
+    field), ``None`` when it shows nothing at all."""
+    if node.is_text:
+        return node.name.strip() or None
+    if node.id is not None:
+        return node.name.strip() if node.role in _SHOWS_ITS_NAME and not node.name_hint else ""
+    return next((text for child in node.children if (text := _shown_text(child)) is not None), None)
 
 
 def elements(nodes: tuple[Node, ...]) -> tuple[Element, ...]:
@@ -116,6 +147,7 @@ def elements(nodes: tuple[Node, ...]) -> tuple[Element, ...]:
                     name_hint=node.name_hint,
                     placeholder=node.placeholder,
                     hinted_states=frozenset(node.hinted_states),
+                    looks=node.looks,
                 )
             )
         inner = group

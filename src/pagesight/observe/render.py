@@ -257,6 +257,8 @@ def _node_dict(node: Node, include: frozenset[str]) -> dict[str, Any]:
         out["error"] = node.error
     if node.hinted_states:
         out["hinted_states"] = list(node.hinted_states)
+    if node.looks is not None:
+        out["looks"] = node.looks
     if node.offscreen:
         out["offscreen"] = True
     if node.options:

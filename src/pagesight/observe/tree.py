@@ -50,6 +50,8 @@ class Node:
     """A file input, or a control beside a hidden one that it opens: ``upload`` applies."""
     drag: bool = False
     """Something a person would drag (``draggable``, a grab cursor): ``drag`` is listed."""
+    looks: str | None = None
+    """The role a link is drawn as, where it differs from its own: ``"button"``."""
 
     @property
     def is_text(self) -> bool:
@@ -112,4 +114,5 @@ def _node(item: Any, *, doc: str, frame: str | None, id_of: IdOf, hosts: tuple[s
         hinted_states=tuple(item.get("hs", ())),
         upload=bool(item.get("up")),
         drag=bool(item.get("dg")),
+        looks=item.get("lk"),
     )

@@ -12,7 +12,8 @@
 //   iframe placeholder), fu frame url, er the browser's validation message of an invalid field,
 //   ie the number of its last invalid event in its document, nh the name is a hint guessed
 //   from markup, ph the placeholder of an empty labelled field, hs the states among s hinted
-//   by class names, up "upload" applies (a file input or what opens one).
+//   by class names, up "upload" applies (a file input or what opens one), lk the role a link
+//   is drawn as ("button").
 (() => {
   const KEY = Symbol.for("pagesight.walker");
   if (globalThis[KEY]) return globalThis[KEY];
@@ -141,6 +142,7 @@
     if (el.required || aria("aria-required") === "true") s.push("required");
     if (aria("aria-invalid") === "true" || failsValidation(el)) s.push("invalid");
     if (el === ctx.active) s.push("focused");
+    else if (el === ctx.activeOption) s.push("active"); // the option arrow keys moved to
     if (ctx.ariaHidden) s.push("aria-hidden");
     return s;
   }
@@ -505,8 +507,8 @@
       ariaHidden: ctx.ariaHidden || el.getAttribute("aria-hidden") === "true",
       inModal: ctx.inModal || el === ctx.modal,
       modal: ctx.modal,
-      active: ctx.active, frames: ctx.frames, offset: ctx.offset, viewArea: ctx.viewArea,
-      fileInputs: ctx.fileInputs,
+      active: ctx.active, activeOption: ctx.activeOption, frames: ctx.frames, offset: ctx.offset,
+      viewArea: ctx.viewArea, fileInputs: ctx.fileInputs,
     };
   }
 
@@ -664,6 +666,7 @@
     }
     if (opensFiles(el, tag, role, ctx)) node.up = 1;
     if (dragSource(el, look)) node.dg = 1;
+    if (role === "link" && HINTS.looksLike(el, role, style)) node.lk = "button";
     if (wantHref && tag === "a" && el.href) node.h = el.href; // resolving URLs is not free
     MARKUP.add(node, el, flatText(items));
     if (scrollerId !== null) pushState(node, "scrollable");
@@ -874,6 +877,13 @@
     }
   }
 
+  // The option a focused combobox or listbox points at with aria-activedescendant: focus stays
+  // on the box while arrow keys move this highlight, so it is where keys act (Enter picks it).
+  function activeDescendant(focused) {
+    if (!focused || !focused.hasAttribute("aria-activedescendant")) return null;
+    return focused.ariaActiveDescendantElement || null;
+  }
+
   function deepActive(doc) {
     const closed = hooksOf(doc.defaultView).closedRoots;
     let a = doc.activeElement;
@@ -926,12 +936,13 @@
       const flagged = doc.querySelector('[aria-modal="true"]');
       if (flagged && flagged.checkVisibility && flagged.checkVisibility({ opacityProperty: true, visibilityProperty: true })) modal = flagged;
     }
+    const active = deepActive(doc);
     const full = {
       state: ctx.state, absState: ctx.absState, fixedState: ctx.fixedState,
       invisible: false, inClickable: false, parentPointer: false, delegates: false, ariaHidden: false,
       modal, inModal: false,
-      active: deepActive(doc), frames: ctx.frames, offset: ctx.offset, viewArea: vw * vh,
-      fileInputs: undrawnFileInputs(doc),
+      active, activeOption: activeDescendant(active), frames: ctx.frames, offset: ctx.offset,
+      viewArea: vw * vh, fileInputs: undrawnFileInputs(doc),
     };
     const out = [];
     const root = doc.body || doc.documentElement;
