@@ -112,3 +112,27 @@ def test_navigate_may_be_the_last_step_but_not_a_middle_one(
     error = middle.steps[1].error
     assert error is not None and error.reason == "page_changed"
     assert page.url == target
+
+
+def test_a_step_that_changes_the_page_in_place_is_followed_by_the_rest(
+    page: Any, server: StaticServer
+) -> None:
+    # A search box filtering a list and writing the query into the URL (replaceState): the
+    # document is the same and so are the ids, so the click on a result still runs.
+    page.playwright.goto(server.url("batch-filter.html"))
+    obs = page.observe()
+    search = one(obs, "Search contacts", "searchbox")
+    alice = one(obs, "Alice Chen", "link")
+    bob = one(obs, "Bob Martin", "link")
+    result = page.batch([(search.id, "input", {"text": "Alice"}), (alice.id, "click")])
+    assert [s.status for s in result.steps] == ["done", "done"]
+    assert "navigation" in result.steps[0].effect.kinds  # the URL took the query
+    assert _js(page, "window.opened") == "Alice Chen"
+    # A step whose element the filter removed is refused, not tried.
+    page.playwright.goto(server.url("batch-filter.html"))
+    obs = page.observe()
+    search, bob = one(obs, "Search contacts", "searchbox"), one(obs, "Bob Martin", "link")
+    result = page.batch([(search.id, "input", {"text": "Alice"}), (bob.id, "click")])
+    assert [s.status for s in result.steps] == ["done", "refused"]
+    assert result.steps[1].error is not None and result.steps[1].error.reason == "page_changed"
+    assert _js(page, "window.opened") is None

@@ -1,8 +1,11 @@
 """Batches: several steps in order, stopping at the first failure, never rolled back.
 
-A step that navigates (or rebuilds the page, removing most of what was there) must be the last:
-the ids of the steps after it named elements of the page before, so they are refused with
-``page_changed`` rather than tried on whatever now carries those numbers.
+A step that loads a new document must be the last: the ids of the steps after it named
+elements of the page before, so they are refused with ``page_changed``. Within one document
+ids live as long as their elements, so a step that only changes it — a search filtering a list,
+a ``pushState`` route — is followed by the rest; but once it has rebuilt the page (removed
+most of what was there), a later step whose element went with it is refused the same way
+rather than reported stale, since the plan it was part of no longer fits the page.
 """
 
 from __future__ import annotations
@@ -141,7 +144,11 @@ async def run_batch(
     last: Effect | None = None
     stop: Status | None = None  # once set, every later step gets this status
     refusal = ""
+    alive: set[int] | None = None  # after a rebuild: the ids still on the page
     for i, step in enumerate(steps):
+        gone = alive is not None and step.element_id is not None and step.element_id not in alive
+        if stop is None and gone:
+            stop = "refused"
         if stop == "refused":
             error = ActionError("page_changed", refusal, element_id=step.element_id)
             results.append(_result(i, step, "refused", error=error))
@@ -156,12 +163,15 @@ async def run_batch(
             stop = "not_run"
             continue
         results.append(_result(i, step, "done", effect=last))
-        if _changed_page(last):
-            stop = "refused"
+        if last.changes is None or _rebuilt(last):
             refusal = (
                 f"step {i + 1} ({step.action}) changed the page to {last.url_after}; the ids of "
                 "later steps belong to the page before it: observe again"
             )
+            if last.changes is None:  # a new document
+                stop = "refused"
+            else:
+                alive = {element.id for element in last.observation.elements}
     return BatchResult(steps=tuple(results), effect=last)
 
 
@@ -183,9 +193,9 @@ def _result(
     )
 
 
-def _changed_page(effect: Effect) -> bool:
-    if effect.navigated or effect.changes is None:
-        return True
+def _rebuilt(effect: Effect) -> bool:
+    """The action removed most of the page's elements (a client-side route change)."""
+    assert effect.changes is not None
     now = len(effect.observation.elements)
     before = now - len(effect.changes.added) + len(effect.changes.removed)
     return before > 0 and len(effect.changes.removed) >= _REBUILT_SHARE * before

@@ -480,8 +480,9 @@ class AsyncPage:
         ``(None, "navigate", {"url": …})`` and ``(None, "back")`` too — stopping at the first
         failure (nothing is rolled back); every step's arguments are checked before the first
         runs, as :meth:`act` checks them (a missing file is ``InvalidOption`` and nothing runs).
-        A step that navigates or rebuilds the page must be
-        the last: the steps after it are refused (``page_changed``), their ids being stale.
+        A step that loads a new document must be the last: the steps after it are refused
+        (``page_changed``), their ids being stale; after one that rebuilds the page in place,
+        so are the steps whose element went with it.
         """
         return await run_batch(parse_steps(steps), self._step)
 
