@@ -1,4 +1,5 @@
-// Contact search: each keystroke fetches the matching contacts as JSON and redraws the rows.
+// Contact search: each keystroke fetches the matching contacts as JSON and redraws the rows,
+// keyed by contact as React or Vue would: a row still in the results is the same element.
 (() => {
   const field = document.getElementById("search");
   const rows = document.getElementById("contact-rows");
@@ -19,8 +20,12 @@
     return a;
   };
   const draw = (contacts) => {
+    const shown = new Map([...rows.children].map((tr) => [tr.dataset.id, tr]));
     rows.replaceChildren(...contacts.map((c) => {
+      const kept = shown.get(String(c.id));
+      if (kept) return kept;
       const tr = document.createElement("tr");
+      tr.dataset.id = String(c.id);
       const name = document.createElement("td");
       name.append(link(`/contacts/${c.id}`, c.name));
       const edit = document.createElement("td");
