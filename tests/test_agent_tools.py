@@ -226,6 +226,10 @@ def test_a_tool_dropped_in_a_folder_is_a_new_tool(
             "type annotation",
         ),
         ("async def broken(*, x: int):\n    'Doc.\\n\\nArgs:\\n    x: X.'\n", "`session`"),
+        # A file that does not even import is refused the same way, by name, not with a
+        # bare SyntaxError or whatever its top level raised.
+        ("async def broken(session:\n", "cannot be imported: SyntaxError"),
+        ("import no_such_module_here\n", "cannot be imported: ModuleNotFoundError"),
     ],
 )
 def test_a_tool_file_that_cannot_be_described_is_refused_by_name(

@@ -195,7 +195,15 @@ def _folder_modules(folder: Path) -> list[ModuleType]:
             raise InvalidOption("tools", f"{path} cannot be imported as a Python module")
         module = importlib.util.module_from_spec(spec)
         sys.modules[spec.name] = module  # get_type_hints looks the module up by name
-        spec.loader.exec_module(module)
+        try:
+            spec.loader.exec_module(module)
+        except Exception as exc:
+            # A user's dropped file is bad set-up: a typed error naming the file, and no
+            # half-imported module left behind under its name.
+            del sys.modules[spec.name]
+            raise InvalidOption(
+                "tools", f"{path} cannot be imported: {type(exc).__name__}: {exc}"
+            ) from exc
         out.append(module)
     return out
 
