@@ -1,0 +1,46 @@
+"""The demo task end to end: ``pagesight demo --out DIR`` as a real subprocess, run twice in a
+row (each starts Orbit CRM on a fresh database, so the second must succeed just like the
+first), and the same task through the Python API with the state read back from SQLite."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from pagesight import Agent, Browser
+from pagesight.demo import DEMO_STEPS, OrbitApp
+from pagesight.planners import StepsPlanner
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+SAVED = "saved in the database: {'job_title': 'Senior Software Engineer', 'location': 'New York'}"
+
+
+def test_demo_command_twice_in_a_row_saves_both_fields(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(SRC)}
+    for n in (1, 2):
+        out = tmp_path / f"run{n}"
+        done = subprocess.run(
+            [sys.executable, "-m", "pagesight.cli", "demo", "--out", str(out)],
+            check=False,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert SAVED in done.stdout.splitlines()
+        summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+        assert summary["stop_reason"] == "done"
+        assert (out / "report.html").is_file()
+
+
+def test_demo_task_through_the_python_api(tmp_path: Path) -> None:
+    planner = StepsPlanner.from_file(DEMO_STEPS)
+    with OrbitApp.start() as app, Browser.launch() as browser:
+        result = Agent(browser, planner, max_steps=20, out=tmp_path / "run").run(app.url)
+        rows = app.query("SELECT job_title, location FROM contacts WHERE name = 'Alice Chen'")
+    assert result.stop_reason == "done"
+    assert rows == [{"job_title": "Senior Software Engineer", "location": "New York"}]
