@@ -40,6 +40,9 @@ class Message:
     """An assistant message's tool calls."""
     tool_call_id: str | None = None
     """A tool message: the call it answers."""
+    images: tuple[bytes, ...] = ()
+    """PNG screenshots shown with the message (the set-of-marks screenshot once the
+    observation has turned to vision); a provider sends them as images."""
     stub: str | None = None
     """What the message collapses to once a newer observation arrives (``None``: it holds
     no observation and stays as it is)."""
