@@ -133,6 +133,7 @@ class AsyncAgent:
         streak: tuple[str | None, int] = (None, 0)
         after: Observation | None = None  # the page after the last action, if it settled
         previous: Observation | None = None
+        unchanged: bytes | None = None  # the last step's screenshot, if nothing acted since
         for number in range(1, self._max_steps + 1):
             clock = time.monotonic()
             if after is not None and previous is not None and include <= after.include:
@@ -151,10 +152,11 @@ class AsyncAgent:
             decide_s = time.monotonic() - clock
             if not isinstance(decision, Action | Batch | Done | Stop):
                 raise TypeError(f"{self._planner!r}.decide returned {decision!r}, not a Decision")
-            shot = await self._screenshot(session, recorder, number, obs, decision)
+            shot, png = await self._screenshot(session, recorder, number, obs, decision)
             clock = time.monotonic()
             calls, results = await self._act(session, decision)
             act_s = time.monotonic() - clock
+            unchanged = png if not calls and not _refs(decision) else None
             step = StepRecord(
                 number=number,
                 url=obs.url,
@@ -193,7 +195,10 @@ class AsyncAgent:
                 break
             after = _settled_after(results, session)
         reason, message = stop or ("max_steps", f"no goal reached in {self._max_steps} steps")
-        recorder.screenshot(FINAL_SHOT, await self._shot(session, session.latest))
+        # A last step that only looked (an expect, done) saw the final page already: its
+        # screenshot, which marks nothing, serves again rather than taking one more.
+        final = unchanged if unchanged is not None else await self._shot(session, session.latest)
+        recorder.screenshot(FINAL_SHOT, final)
         usages = [s.decision.usage for s in history if s.decision.usage is not None]
         return RunResult(
             goal=goal,
@@ -267,12 +272,13 @@ class AsyncAgent:
         number: int,
         obs: Observation,
         decision: Decision,
-    ) -> Path:
-        """The page the decision was made on, with the elements it chose marked."""
+    ) -> tuple[Path, bytes]:
+        """The page the decision was made on, with the elements it chose marked: where it was
+        written, and the PNG."""
         chosen_ids = set(_refs(decision))
         chosen = tuple(el for el in obs.elements if el.id in chosen_ids)
         png = await self._shot(session, obs, marked=chosen)
-        return recorder.screenshot(f"step-{number:02d}.png", png)
+        return recorder.screenshot(f"step-{number:02d}.png", png), png
 
     async def _shot(
         self, session: Session, obs: Observation | None, *, marked: tuple[Element, ...] = ()

@@ -324,10 +324,11 @@ class AsyncPage:
         """Wait until the document is ready, at most ``timeout`` seconds; says whether it is.
 
         Ready means, all at once: the load event has fired, the network has been quiet for
-        half a second (WebSockets, EventSource, requests pending over 3 s, beacons and a
-        page's steady polling do not count), the DOM has not changed for 300 ms (but for a
-        node rewritten at a steady beat), and no short timer (a ``setTimeout`` of up to a
-        second) set by the page is pending. Once ready, a document stays ready.
+        0.3 s (0.5 s where pagesight cannot count the page's timers; WebSockets, EventSource,
+        requests pending over 3 s, beacons and a page's steady polling do not count), the DOM
+        has not changed for 300 ms (but for a node rewritten at a steady beat), and no short
+        timer (a ``setTimeout`` of up to a second) set by the page is pending. Once ready, a
+        document stays ready.
         """
         if timeout < 0:
             raise InvalidOption("timeout", f"timeout must not be negative, not {timeout}")

@@ -43,6 +43,13 @@ from playwright.async_api import Request, Response
 from pagesight.errors import PageCrashed, PageUnresponsive, ProtocolError, first_line
 
 NETWORK_QUIET_S = 0.5
+"""The network quiet that makes a page ready when pagesight cannot see its timers (a page it
+attached to after it loaded): Playwright's and Puppeteer's network-idle window."""
+HOOKED_NETWORK_QUIET_S = 0.3
+"""The same where the init script counts the page's short timers: a request that starts after
+a lull is then either a timer's (and the timer held readiness until it fired) or a chain's
+next link, which starts within a task of the last, so the window only has to outlast the
+DOM's own quiet. Each full page load of a task costs this much less waiting."""
 DOM_QUIET_MS = 300
 LONG_REQUEST_S = 3.0
 """A request pending longer than this is a long poll or a hung resource, not the page loading."""
@@ -237,11 +244,12 @@ class NetworkWatch:
             for call in self.pending.values()
         )
 
-    def quiet(self) -> bool:
-        """No request that counts is in flight, and none started or ended just now."""
+    def quiet(self, window: float = NETWORK_QUIET_S) -> bool:
+        """No request that counts is in flight, and none started or ended in the last
+        ``window`` seconds."""
         now = time.monotonic()
         busy = any(call.in_flight(now) and not call.background for call in self.pending.values())
-        return not busy and now - self.last_activity() >= NETWORK_QUIET_S
+        return not busy and now - self.last_activity() >= window
 
     @staticmethod
     def _counts(call: _Call, since: float | None, until: float) -> bool:
@@ -258,8 +266,11 @@ async def _look(
         return False, 0.0  # between documents: the next look sees the new one
     if state.get("latched"):
         return True, 0.0
-    ready = bool(state["loaded"]) and network.quiet()
-    if state.get("hooks"):
+    hooked = bool(state.get("hooks"))
+    ready = bool(state["loaded"]) and network.quiet(
+        HOOKED_NETWORK_QUIET_S if hooked else NETWORK_QUIET_S
+    )
+    if hooked:
         ready = ready and state["quietMs"] >= DOM_QUIET_MS and state["timers"] == 0
     if ready:
         await _mark(page, _LATCH)
