@@ -176,6 +176,7 @@ def test_quirks_mode_ids_that_differ_only_in_case_are_not_trusted(
 
 def test_selectors_only_when_asked(browser: Browser, server: StaticServer) -> None:
     page = browser.open(server.url("find-en-shop.html"))
+    assert page.wait_ready(timeout=10)  # both readings of one settled page, or "ready" may differ
     plain = page.observe(wait=0)
     asked = page.observe(include={"selector"}, wait=0)
     page.close()
