@@ -280,3 +280,32 @@ def test_the_report_escapes_what_the_run_wrote(
         assert summary[1] == 0  # text, not markup
     finally:
         report.close()
+
+
+def test_a_secret_an_error_quotes_with_escapes_is_masked_too(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # A password with a backslash and a quote: an error that quotes the typed text with
+    # repr() doubles the backslash, JSON escapes the quote, so the plain value is not there
+    # to be found, yet the password can be read off the record.
+    secret = 'correct-horse\\battery-staple"9'
+    planner = ScriptedPlanner(
+        [
+            lambda s: Action(
+                tool="input",
+                arguments={"ref": ref(s, "Amount", "spinbutton"), "text": "{{PIN}}"},
+            ),
+            Done(),
+        ]
+    )
+    agent = Agent(browser, planner, out=tmp_path, secrets={"PIN": secret})
+    result = agent.run(server.url("act-misc.html"))
+    if agent.page is not None:
+        agent.page.close()
+    error = result.steps[0].error
+    assert error is not None and error.reason == "not_editable"
+    assert "does not take the text '{{PIN}}'" in error.message
+    for fragment in ("correct-horse", "battery-staple"):  # not in base64's alphabet
+        assert fragment not in repr(result)
+        for path in tmp_path.iterdir():
+            assert fragment.encode() not in path.read_bytes(), f"{fragment} in {path.name}"
