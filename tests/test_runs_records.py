@@ -5,6 +5,7 @@ opens and pagesight reads back."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -309,3 +310,51 @@ def test_a_secret_an_error_quotes_with_escapes_is_masked_too(
         assert fragment not in repr(result)
         for path in tmp_path.iterdir():
             assert fragment.encode() not in path.read_bytes(), f"{fragment} in {path.name}"
+
+
+class _Leaking:
+    """Types the token, then fails with an error that quotes it (a planner's bug, a model
+    client's error echoing what it read); with ``remove``, after deleting the run's folder."""
+
+    def __init__(self, remove: Path | None = None) -> None:
+        self.remove = remove
+
+    async def decide(self, state: State) -> Action:
+        if state.step == 1:
+            return Action(
+                tool="input",
+                arguments={"ref": ref(state, "API token", "textbox"), "text": "{{TOKEN}}"},
+            )
+        if self.remove is not None:
+            shutil.rmtree(self.remove)
+        raise Broken(f"the field shows {TOKEN}")
+
+
+def test_an_error_escaping_the_run_does_not_carry_a_secret(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    agent = Agent(browser, _Leaking(), out=tmp_path, secrets={"TOKEN": TOKEN})
+    with pytest.raises(Broken) as caught:
+        agent.run(server.url("agent-contact.html"))
+    if agent.page is not None:
+        agent.page.close()
+    assert str(caught.value) == "the field shows {{TOKEN}}"
+    assert (
+        "The run failed:</strong> Broken: the field shows {{TOKEN}}"
+        in (tmp_path / "report.html").read_text()
+    )
+    assert not (tmp_path / "summary.json").exists()
+
+
+def test_records_that_cannot_be_finished_do_not_hide_the_runs_own_error(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    agent = Agent(browser, _Leaking(remove=out), out=out, secrets={"TOKEN": TOKEN})
+    with pytest.raises(Broken) as caught:  # not the FileNotFoundError of writing steps.txt
+        agent.run(server.url("agent-contact.html"))
+    if agent.page is not None:
+        agent.page.close()
+    assert str(caught.value) == "the field shows {{TOKEN}}"
+    (note,) = caught.value.__notes__
+    assert note.startswith("the run's records could not be finished: FileNotFoundError")
