@@ -124,3 +124,20 @@ def test_context_overflow_carries_the_counts_and_eviction_frees_tokens() -> None
             context.add(context.observation("again", page, url="u", elements=40), observation=False)
     assert caught.value.budget == 1_000 and caught.value.tokens > 1_000
     assert caught.value.exit_code == 3
+
+
+def test_the_default_budget_is_128000_tokens_and_the_error_says_both_counts() -> None:
+    context = Context(system="You drive a browser.")
+    assert context.budget == 128_000
+    page = "\n".join(f'[{i}] button "Button number {i}"' for i in range(5_400))
+    message = context.observation("goal: x", page, url="u", elements=5_400)
+    assert 60_000 < message.tokens < 64_000  # so two fit, three do not
+    context.add(message, observation=True)
+    context.add(Message(role="user", content=page))  # no observation: nothing collapses
+    with pytest.raises(ContextOverflow) as caught:
+        context.add(Message(role="user", content=page))
+    tokens = caught.value.tokens
+    assert caught.value.budget == 128_000 and 128_000 < tokens == context.tokens
+    assert str(caught.value).startswith(
+        f"the model's context holds {tokens:,} tokens, over its budget of 128,000; "
+    )

@@ -65,6 +65,30 @@ def test_errors_of_different_kinds_do_not_add_up(
     assert result.stop_reason == "max_steps"
 
 
+def test_a_step_that_works_resets_the_count_of_errors(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    def hover(s: State) -> Action:
+        return Action(tool="hover", arguments={"ref": ref(s, "Save", "button")})
+
+    planner = ScriptedPlanner([_archive, _archive, hover, _archive, _archive, Done()])
+    result = _run(browser, planner, server.url("agent-contact.html"), tmp_path)
+    kinds = [s.error.reason if s.error else None for s in result.steps]
+    assert kinds == ["disabled", "disabled", None, "disabled", "disabled", None]
+    assert result.stop_reason == "done"
+
+
+def test_max_steps_counts_every_decision_even_those_that_failed(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    stale = Action(tool="click", arguments={"ref": 987654})
+    planner = ScriptedPlanner([_archive, stale] * 3)
+    result = _run(browser, planner, server.url("agent-contact.html"), tmp_path, max_steps=4)
+    assert result.stop_reason == "max_steps" and len(result.steps) == 4
+    assert result.message == "no goal reached in 4 steps"
+    assert [s.error.reason for s in result.steps if s.error] == ["disabled", "stale_id"] * 2
+
+
 @pytest.mark.parametrize("reason", ["planner_stopped", "needs_person"])
 def test_a_planner_stop_ends_the_run_with_its_reason(
     browser: Browser, server: StaticServer, tmp_path: Path, reason: Any

@@ -358,3 +358,27 @@ def test_records_that_cannot_be_finished_do_not_hide_the_runs_own_error(
     assert str(caught.value) == "the field shows {{TOKEN}}"
     (note,) = caught.value.__notes__
     assert note.startswith("the run's records could not be finished: FileNotFoundError")
+
+
+def test_each_line_of_run_jsonl_is_on_disk_once_its_step_is_told(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # A run killed after any step leaves lines that each parse: read the file from on_step,
+    # as a person tailing it would, while the run still holds it open.
+    seen: list[list[int]] = []
+
+    def tail(step: object) -> None:
+        lines = (tmp_path / "run.jsonl").read_text(encoding="utf-8").splitlines()
+        seen.append([json.loads(line)["step"] for line in lines])
+
+    agent = Agent(
+        browser,
+        ScriptedPlanner([_fill, _save, Done()]),
+        out=tmp_path,
+        secrets={"TOKEN": TOKEN, "PASSWORD": PASSWORD},
+        on_step=tail,
+    )
+    agent.run(server.url("agent-contact.html"))
+    if agent.page is not None:
+        agent.page.close()
+    assert seen == [[1], [1, 2], [1, 2, 3]]
