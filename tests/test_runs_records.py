@@ -224,6 +224,23 @@ def test_the_report_opens_in_chromium_and_shows_every_step(
             "[...document.images].every(i => i.naturalWidth === 1280)"
         )
         assert loaded is True
+        # Self-contained: nothing fetched, nothing referenced (a stylesheet link, a CSS
+        # url(), a script) but the inline images.
+        fetched = report.playwright.evaluate(
+            "performance.getEntriesByType('resource').map(e => e.name)"
+        )
+        assert fetched == []
+        referenced = report.playwright.evaluate(
+            "[...document.querySelectorAll('[src], [href], link, script, iframe, object')]"
+            ".map(e => e.getAttribute('src') || e.getAttribute('href') || e.tagName)"
+            ".filter(s => !s.startsWith('data:image/png;base64,'))"
+        )
+        assert referenced == []
+        assert "url(" not in "".join(
+            report.playwright.evaluate(
+                "[...document.styleSheets].map(s => s.ownerNode.textContent)"
+            )
+        )
         assert result is not None
     finally:
         report.close()
