@@ -87,6 +87,33 @@ def test_the_context_keeps_one_full_observation_and_collapses_the_rest(
     assert [c["id"] for c in line["decision"]["raw"]["tool_calls"]] == ["a", "b"]
 
 
+def test_a_tool_that_read_the_page_collapses_to_its_call_not_to_its_copy_of_the_page(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # observe and page_perceive answer with the page itself: kept as an effect, every read
+    # would stay in the context for good.
+    model = ScriptedModel(
+        [
+            ModelReply.calling("observe"),
+            ModelReply.calling("page_perceive"),
+            ModelReply.calling("observe", view="interactive"),
+            ModelReply.calling("done"),
+        ]
+    )
+    agent = Agent(browser, ModelPlanner(model), out=tmp_path)
+    result = agent.run(server.url("agent-contact.html"), goal="look")
+    if agent.page is not None:
+        agent.page.close()
+    assert result.stop_reason == "done"
+    for sent in model.requests:
+        holding = [m for m in sent if 'button "Archive"' in m.content]
+        assert holding == [sent[-1]]  # only the latest message holds the page
+    _system, _goal, _c1, observed, _c2, perceived, _c3, latest = model.requests[-1]
+    assert observed.content.startswith("observe read the page\n\n(page ")
+    assert perceived.content.startswith("page_perceive read the page\n\n(page ")
+    assert latest.content.startswith('page "Edit contact')  # the reading, then the page
+
+
 def test_a_context_over_its_budget_stops_the_run_with_the_counts(
     browser: Browser, server: StaticServer, tmp_path: Path
 ) -> None:
