@@ -155,6 +155,15 @@ def test_bad_agent_options_are_refused_before_anything_runs(browser: Browser) ->
     assert caught.value.option == "planner"
 
 
+@pytest.mark.parametrize("reason", ["done", "Needs person", "max_steps"])
+def test_a_stop_with_a_reason_a_planner_may_not_give_is_refused(reason: Any) -> None:
+    # "done" would make a stop pass for a goal reached; the loop's own reasons are its own.
+    with pytest.raises(InvalidOption) as caught:
+        Stop(reason=reason, message="x")
+    assert caught.value.option == "reason"
+    assert f"not {reason!r}; Done() says the goal is reached" in str(caught.value)
+
+
 def test_sync_and_async_agents_have_the_same_names_and_arguments() -> None:
     def public(cls: type) -> set[str]:
         return {n for n in dir(cls) if not n.startswith("_")}
