@@ -399,3 +399,24 @@ def test_each_line_of_run_jsonl_is_on_disk_once_its_step_is_told(
     if agent.page is not None:
         agent.page.close()
     assert seen == [[1], [1, 2], [1, 2, 3]]
+
+
+def test_a_secret_in_a_url_is_masked_as_the_browser_encoded_it(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # A magic link: the key goes in a query, and page.url gives it back percent-encoded
+    # (open-sesame%2042/x), which the plain value does not match.
+    key = "open-sesame 42/x"
+    go = Action(tool="navigate", arguments={"url": server.url("agent-done.html?key={{KEY}}")})
+    agent = Agent(browser, ScriptedPlanner([go, Done()]), out=tmp_path, secrets={"KEY": key})
+    result = agent.run(server.url("agent-contact.html"))
+    assert agent.page is not None
+    try:
+        assert agent.page.url.endswith("?key=open-sesame%2042/x")  # really went there
+    finally:
+        agent.page.close()
+    assert result.final_url == server.url("agent-done.html?key={{KEY}}")
+    assert result.steps[1].url == result.final_url
+    assert "open-sesame" not in repr(result)
+    for path in tmp_path.iterdir():
+        assert b"open-sesame" not in path.read_bytes(), path.name

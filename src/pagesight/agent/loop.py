@@ -168,7 +168,7 @@ class AsyncAgent:
             act_s = time.monotonic() - clock
             step = StepRecord(
                 number=number,
-                url=obs.url,
+                url=self._secrets.mask(obs.url),
                 mode=obs.mode,
                 tokens=count_tokens(state.text),
                 decision=decision,
@@ -212,7 +212,7 @@ class AsyncAgent:
             message=self._secrets.mask(message),
             answer=answer,
             steps=tuple(history),
-            final_url=session.page.url,
+            final_url=self._secrets.mask(session.page.url),
             rounds=sum(1 for s in history if isinstance(s.decision, Action | Batch)),
             tokens=sum(s.tokens for s in history),
             seconds=time.monotonic() - started,
@@ -239,7 +239,7 @@ class AsyncAgent:
             goal=goal,
             step=number,
             max_steps=self._max_steps,
-            url=obs.url,
+            url=self._secrets.mask(obs.url),
             observation=obs,
             text=self._secrets.mask(replace(obs, changes=None).text()),
             delta=delta,

@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 from PIL import ImageDraw
 
@@ -48,6 +49,7 @@ class Secrets:
                 repr(value)[1:-1],
                 json.dumps(value, ensure_ascii=False)[1:-1],
                 json.dumps(value)[1:-1],  # é as \u00e9
+                *_in_urls(value),
             )
         }
         self._forms = sorted(forms, key=lambda fn: (-len(fn[0]), fn))
@@ -96,6 +98,19 @@ class Secrets:
     def shown_in(self, text: str) -> bool:
         """Whether ``text`` shows any secret value."""
         return any(secret in text for secret in self._values.values())
+
+
+def _in_urls(value: str) -> set[str]:
+    """``value`` percent-encoded as a URL may hold it: a secret put in a query by
+    ``navigate`` comes back in ``page.url`` as Chromium wrote it (a space as ``%20``), or as
+    a form posts it (a space as ``+``)."""
+    chromium_query = "!$&'()*+,/:;=?@[]^`{|}~"  # what Chromium leaves as it is in a query
+    return {
+        quote(value, safe=""),
+        quote(value, safe="/"),
+        quote(value, safe=chromium_query),
+        quote_plus(value),
+    }
 
 
 def black_out(png: bytes, boxes: Sequence[Bounds], *, scale: float) -> bytes:
