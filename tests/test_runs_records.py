@@ -420,3 +420,21 @@ def test_a_secret_in_a_url_is_masked_as_the_browser_encoded_it(
     assert "open-sesame" not in repr(result)
     for path in tmp_path.iterdir():
         assert b"open-sesame" not in path.read_bytes(), path.name
+
+
+def test_no_summary_when_the_last_records_of_a_run_cannot_be_written(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # summary.json is written last: there, it says the run ended on its own and every record
+    # of it is there too. Here report.html cannot be written (a folder took its name).
+    def done(state: State) -> Done:
+        (tmp_path / "report.html").mkdir()
+        return Done()
+
+    agent = Agent(browser, ScriptedPlanner([done]), out=tmp_path)
+    with pytest.raises(IsADirectoryError):
+        agent.run(server.url("agent-done.html"))
+    if agent.page is not None:
+        agent.page.close()
+    assert not (tmp_path / "summary.json").exists()
+    assert (tmp_path / "steps.txt").exists() and (tmp_path / "run.jsonl").exists()
