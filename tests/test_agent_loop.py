@@ -180,6 +180,25 @@ def test_sync_and_async_agents_have_the_same_names_and_arguments() -> None:
     )
 
 
+def test_the_sync_agent_hands_its_tools_and_skills_to_the_async_core(
+    browser: Browser, tmp_path: Path
+) -> None:
+    # The signatures match (above); this checks the facade passes the folders on.
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "wave.py").write_text(
+        "async def wave(session) -> str:\n    'Wave.'\n    return 'hi'\n"
+    )
+    (tmp_path / "skills" / "crm").mkdir(parents=True)
+    (tmp_path / "skills" / "crm" / "SKILL.md").write_text(
+        "---\nname: crm\ndescription: Orbit CRM.\n---\nSearch first.\n"
+    )
+    agent = Agent(
+        browser, ScriptedPlanner([]), tools=[tmp_path / "tools"], skills=[tmp_path / "skills"]
+    )
+    assert "wave" in agent.registry.names
+    assert agent.skills.names == ("browsing", "crm")
+
+
 def test_the_async_agent_runs_the_same_task(server: StaticServer, tmp_path: Path) -> None:
     async def scenario() -> tuple[RunResult, Any]:
         async with await AsyncBrowser.launch() as browser:
