@@ -87,6 +87,33 @@ def test_the_context_keeps_one_full_observation_and_collapses_the_rest(
     assert [c["id"] for c in line["decision"]["raw"]["tool_calls"]] == ["a", "b"]
 
 
+def test_a_tool_that_read_the_page_collapses_to_its_call_not_to_its_copy_of_the_page(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # observe and page_perceive answer with the page itself: kept as an effect, every read
+    # would stay in the context for good.
+    model = ScriptedModel(
+        [
+            ModelReply.calling("observe"),
+            ModelReply.calling("page_perceive"),
+            ModelReply.calling("observe", view="interactive"),
+            ModelReply.calling("done"),
+        ]
+    )
+    agent = Agent(browser, ModelPlanner(model), out=tmp_path)
+    result = agent.run(server.url("agent-contact.html"), goal="look")
+    if agent.page is not None:
+        agent.page.close()
+    assert result.stop_reason == "done"
+    for sent in model.requests:
+        holding = [m for m in sent if 'button "Archive"' in m.content]
+        assert holding == [sent[-1]]  # only the latest message holds the page
+    _system, _goal, _c1, observed, _c2, perceived, _c3, latest = model.requests[-1]
+    assert observed.content.startswith("observe read the page\n\n(page ")
+    assert perceived.content.startswith("page_perceive read the page\n\n(page ")
+    assert latest.content.startswith('page "Edit contact')  # the reading, then the page
+
+
 def test_a_context_over_its_budget_stops_the_run_with_the_counts(
     browser: Browser, server: StaticServer, tmp_path: Path
 ) -> None:
@@ -124,3 +151,20 @@ def test_context_overflow_carries_the_counts_and_eviction_frees_tokens() -> None
             context.add(context.observation("again", page, url="u", elements=40), observation=False)
     assert caught.value.budget == 1_000 and caught.value.tokens > 1_000
     assert caught.value.exit_code == 3
+
+
+def test_the_default_budget_is_128000_tokens_and_the_error_says_both_counts() -> None:
+    context = Context(system="You drive a browser.")
+    assert context.budget == 128_000
+    page = "\n".join(f'[{i}] button "Button number {i}"' for i in range(5_400))
+    message = context.observation("goal: x", page, url="u", elements=5_400)
+    assert 60_000 < message.tokens < 64_000  # so two fit, three do not
+    context.add(message, observation=True)
+    context.add(Message(role="user", content=page))  # no observation: nothing collapses
+    with pytest.raises(ContextOverflow) as caught:
+        context.add(Message(role="user", content=page))
+    tokens = caught.value.tokens
+    assert caught.value.budget == 128_000 and 128_000 < tokens == context.tokens
+    assert str(caught.value).startswith(
+        f"the model's context holds {tokens:,} tokens, over its budget of 128,000; "
+    )

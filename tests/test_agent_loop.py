@@ -65,6 +65,30 @@ def test_errors_of_different_kinds_do_not_add_up(
     assert result.stop_reason == "max_steps"
 
 
+def test_a_step_that_works_resets_the_count_of_errors(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    def hover(s: State) -> Action:
+        return Action(tool="hover", arguments={"ref": ref(s, "Save", "button")})
+
+    planner = ScriptedPlanner([_archive, _archive, hover, _archive, _archive, Done()])
+    result = _run(browser, planner, server.url("agent-contact.html"), tmp_path)
+    kinds = [s.error.reason if s.error else None for s in result.steps]
+    assert kinds == ["disabled", "disabled", None, "disabled", "disabled", None]
+    assert result.stop_reason == "done"
+
+
+def test_max_steps_counts_every_decision_even_those_that_failed(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    stale = Action(tool="click", arguments={"ref": 987654})
+    planner = ScriptedPlanner([_archive, stale] * 3)
+    result = _run(browser, planner, server.url("agent-contact.html"), tmp_path, max_steps=4)
+    assert result.stop_reason == "max_steps" and len(result.steps) == 4
+    assert result.message == "no goal reached in 4 steps"
+    assert [s.error.reason for s in result.steps if s.error] == ["disabled", "stale_id"] * 2
+
+
 @pytest.mark.parametrize("reason", ["planner_stopped", "needs_person"])
 def test_a_planner_stop_ends_the_run_with_its_reason(
     browser: Browser, server: StaticServer, tmp_path: Path, reason: Any
@@ -131,6 +155,15 @@ def test_bad_agent_options_are_refused_before_anything_runs(browser: Browser) ->
     assert caught.value.option == "planner"
 
 
+@pytest.mark.parametrize("reason", ["done", "Needs person", "max_steps"])
+def test_a_stop_with_a_reason_a_planner_may_not_give_is_refused(reason: Any) -> None:
+    # "done" would make a stop pass for a goal reached; the loop's own reasons are its own.
+    with pytest.raises(InvalidOption) as caught:
+        Stop(reason=reason, message="x")
+    assert caught.value.option == "reason"
+    assert f"not {reason!r}; Done() says the goal is reached" in str(caught.value)
+
+
 def test_sync_and_async_agents_have_the_same_names_and_arguments() -> None:
     def public(cls: type) -> set[str]:
         return {n for n in dir(cls) if not n.startswith("_")}
@@ -145,6 +178,25 @@ def test_sync_and_async_agents_have_the_same_names_and_arguments() -> None:
     assert inspect.iscoroutinefunction(AsyncAgent.run) and not inspect.iscoroutinefunction(
         Agent.run
     )
+
+
+def test_the_sync_agent_hands_its_tools_and_skills_to_the_async_core(
+    browser: Browser, tmp_path: Path
+) -> None:
+    # The signatures match (above); this checks the facade passes the folders on.
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "wave.py").write_text(
+        "async def wave(session) -> str:\n    'Wave.'\n    return 'hi'\n"
+    )
+    (tmp_path / "skills" / "crm").mkdir(parents=True)
+    (tmp_path / "skills" / "crm" / "SKILL.md").write_text(
+        "---\nname: crm\ndescription: Orbit CRM.\n---\nSearch first.\n"
+    )
+    agent = Agent(
+        browser, ScriptedPlanner([]), tools=[tmp_path / "tools"], skills=[tmp_path / "skills"]
+    )
+    assert "wave" in agent.registry.names
+    assert agent.skills.names == ("browsing", "crm")
 
 
 def test_the_async_agent_runs_the_same_task(server: StaticServer, tmp_path: Path) -> None:

@@ -89,3 +89,13 @@ def test_front_matter_that_is_not_one_key_a_line_is_refused_with_its_line(
         parse_skill(text, Path("s/SKILL.md"))
     assert caught.value.option == "skills"
     assert says in str(caught.value) and "s/SKILL.md" in str(caught.value)
+
+
+def test_a_skill_saved_with_a_byte_order_mark_or_windows_line_ends_loads(tmp_path: Path) -> None:
+    # Notepad and many Windows editors save UTF-8 with a BOM and CRLF line ends.
+    (tmp_path / "crm-search").mkdir()
+    text = "\ufeff" + SKILL.replace("\n", "\r\n")
+    (tmp_path / "crm-search" / "SKILL.md").write_bytes(text.encode("utf-8"))
+    skill = next(s for s in Skills.load([tmp_path]) if s.name == "crm-search")
+    assert skill.description.startswith("How to find a contact in Orbit CRM")
+    assert "\r" not in skill.body and "Type the name" in skill.body

@@ -4,6 +4,7 @@ before a tool runs, typed errors, and a tool added by dropping a file in a folde
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 from pathlib import Path
 from typing import Any
@@ -69,6 +70,54 @@ def test_the_schema_a_model_sees_comes_from_the_signature_and_docstring() -> Non
         "with one it is the container to scroll. None scrolls the page."
     )
     assert "title" not in json.dumps(schema)  # pydantic's titles cost tokens and say nothing
+
+
+JSON_TYPES = {"object", "array", "string", "integer", "number", "boolean", "null"}
+
+
+def _check_schema(node: Any, defs: dict[str, Any], where: str) -> None:
+    """``node`` is a JSON Schema a model's tool-calling API takes: known types, enums of
+    values, every ``$ref`` defined, every property described, ``required`` naming them."""
+    assert isinstance(node, dict), where
+    if "$ref" in node:
+        assert node["$ref"].removeprefix("#/$defs/") in defs, where
+        return
+    if "anyOf" in node:
+        for i, part in enumerate(node["anyOf"]):
+            _check_schema(part, defs, f"{where}.anyOf[{i}]")
+        return
+    assert node.get("type") in JSON_TYPES, where
+    if "enum" in node:
+        assert node["enum"] and all(isinstance(v, str) for v in node["enum"]), where
+    if node["type"] == "array":
+        _check_schema(node["items"], defs, f"{where}.items")
+    if node["type"] == "object" and "properties" in node:
+        for name, prop in node["properties"].items():
+            assert isinstance(prop.get("description"), str) and prop["description"], where
+            _check_schema(prop, defs, f"{where}.{name}")
+        assert set(node.get("required", ())) <= set(node["properties"]), where
+
+
+def test_every_tools_schema_is_a_json_schema_that_follows_its_signature() -> None:
+    for tool in ToolRegistry.discover():
+        schema = tool.input_schema
+        assert json.loads(json.dumps(schema)) == schema  # plain JSON
+        assert schema["type"] == "object" and schema["additionalProperties"] is False
+        assert tool.description and not tool.description.endswith(":")
+        defs = schema.get("$defs", {})
+        _check_schema(schema, defs, tool.name)
+        for name, sub in defs.items():
+            _check_schema(sub, defs, f"{tool.name}.$defs.{name}")
+        parameters = list(inspect.signature(tool.function).parameters.values())[1:]
+        assert list(schema["properties"]) == [p.name for p in parameters], tool.name
+        required = [p.name for p in parameters if p.default is p.empty]
+        assert schema.get("required", []) == required, tool.name
+        _, described = parse_docstring(inspect.getdoc(tool.function) or "")
+        for p in parameters:
+            prop = schema["properties"][p.name]
+            assert prop["description"] == described[p.name], (tool.name, p.name)
+            if p.default is not p.empty:
+                assert prop["default"] == p.default, (tool.name, p.name)
 
 
 def test_docstring_args_section_is_read_line_by_line() -> None:
@@ -219,6 +268,8 @@ def test_a_tool_dropped_in_a_folder_is_a_new_tool(
     ("source", "says"),
     [
         ("async def other(session): pass\n", "must define `async def broken(session, …)`"),
+        # No docstring: a model would be shown a tool it cannot know the use of.
+        ("async def broken(session):\n    return 'x'\n", "give the function a docstring"),
         ("def broken(session):\n    'Doc.'\n", "a tool must be an async def function"),
         ("async def broken(session, *, x: int):\n    'Doc.'\n", "describe `x` in the docstring"),
         (
@@ -240,6 +291,41 @@ def test_a_tool_file_that_cannot_be_described_is_refused_by_name(
         ToolRegistry.discover([tmp_path])
     assert caught.value.option == "tools"
     assert says in str(caught.value) and "broken" in str(caught.value)
+
+
+TYPED = """from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # as typed code imports what only annotations need
+    from pagesight.agent import PageStep, Session
+
+
+async def wave(session: Session, *, ref: int) -> PageStep:
+    \"\"\"Hover an element.
+
+    Args:
+        ref: The element's id.
+    \"\"\"
+    from pagesight.agent.tool import PageStep
+
+    return PageStep(ref=ref, action="hover")
+"""
+
+
+def test_a_tool_that_imports_its_types_only_for_type_checking_is_a_tool(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "wave.py").write_text(TYPED)
+    tool = ToolRegistry.discover([tmp_path]).get("wave")
+    assert tool.page_action  # its return annotation was read: it may go in a batch
+    assert tool.input_schema["properties"]["ref"] == {
+        "type": "integer",
+        "description": "The element's id.",
+    }
+    (tmp_path / "wave.py").write_text(TYPED.replace("ref: int", "ref: Ref"))
+    with pytest.raises(InvalidOption, match="an annotation names 'Ref', which its module"):
+        ToolRegistry.discover([tmp_path])
 
 
 def test_two_tools_of_one_name_are_refused(tmp_path: Path) -> None:

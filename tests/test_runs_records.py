@@ -5,6 +5,7 @@ opens and pagesight reads back."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -223,6 +224,23 @@ def test_the_report_opens_in_chromium_and_shows_every_step(
             "[...document.images].every(i => i.naturalWidth === 1280)"
         )
         assert loaded is True
+        # Self-contained: nothing fetched, nothing referenced (a stylesheet link, a CSS
+        # url(), a script) but the inline images.
+        fetched = report.playwright.evaluate(
+            "performance.getEntriesByType('resource').map(e => e.name)"
+        )
+        assert fetched == []
+        referenced = report.playwright.evaluate(
+            "[...document.querySelectorAll('[src], [href], link, script, iframe, object')]"
+            ".map(e => e.getAttribute('src') || e.getAttribute('href') || e.tagName)"
+            ".filter(s => !s.startsWith('data:image/png;base64,'))"
+        )
+        assert referenced == []
+        assert "url(" not in "".join(
+            report.playwright.evaluate(
+                "[...document.styleSheets].map(s => s.ownerNode.textContent)"
+            )
+        )
         assert result is not None
     finally:
         report.close()
@@ -280,3 +298,143 @@ def test_the_report_escapes_what_the_run_wrote(
         assert summary[1] == 0  # text, not markup
     finally:
         report.close()
+
+
+def test_a_secret_an_error_quotes_with_escapes_is_masked_too(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # A password with a backslash and a quote: an error that quotes the typed text with
+    # repr() doubles the backslash, JSON escapes the quote, so the plain value is not there
+    # to be found, yet the password can be read off the record.
+    secret = 'correct-horse\\battery-staple"9'
+    planner = ScriptedPlanner(
+        [
+            lambda s: Action(
+                tool="input",
+                arguments={"ref": ref(s, "Amount", "spinbutton"), "text": "{{PIN}}"},
+            ),
+            Done(),
+        ]
+    )
+    agent = Agent(browser, planner, out=tmp_path, secrets={"PIN": secret})
+    result = agent.run(server.url("act-misc.html"))
+    if agent.page is not None:
+        agent.page.close()
+    error = result.steps[0].error
+    assert error is not None and error.reason == "not_editable"
+    assert "does not take the text '{{PIN}}'" in error.message
+    for fragment in ("correct-horse", "battery-staple"):  # not in base64's alphabet
+        assert fragment not in repr(result)
+        for path in tmp_path.iterdir():
+            assert fragment.encode() not in path.read_bytes(), f"{fragment} in {path.name}"
+
+
+class _Leaking:
+    """Types the token, then fails with an error that quotes it (a planner's bug, a model
+    client's error echoing what it read); with ``remove``, after deleting the run's folder."""
+
+    def __init__(self, remove: Path | None = None) -> None:
+        self.remove = remove
+
+    async def decide(self, state: State) -> Action:
+        if state.step == 1:
+            return Action(
+                tool="input",
+                arguments={"ref": ref(state, "API token", "textbox"), "text": "{{TOKEN}}"},
+            )
+        if self.remove is not None:
+            shutil.rmtree(self.remove)
+        raise Broken(f"the field shows {TOKEN}")
+
+
+def test_an_error_escaping_the_run_does_not_carry_a_secret(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    agent = Agent(browser, _Leaking(), out=tmp_path, secrets={"TOKEN": TOKEN})
+    with pytest.raises(Broken) as caught:
+        agent.run(server.url("agent-contact.html"))
+    if agent.page is not None:
+        agent.page.close()
+    assert str(caught.value) == "the field shows {{TOKEN}}"
+    assert (
+        "The run failed:</strong> Broken: the field shows {{TOKEN}}"
+        in (tmp_path / "report.html").read_text()
+    )
+    assert not (tmp_path / "summary.json").exists()
+
+
+def test_records_that_cannot_be_finished_do_not_hide_the_runs_own_error(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    agent = Agent(browser, _Leaking(remove=out), out=out, secrets={"TOKEN": TOKEN})
+    with pytest.raises(Broken) as caught:  # not the FileNotFoundError of writing steps.txt
+        agent.run(server.url("agent-contact.html"))
+    if agent.page is not None:
+        agent.page.close()
+    assert str(caught.value) == "the field shows {{TOKEN}}"
+    (note,) = caught.value.__notes__
+    assert note.startswith("the run's records could not be finished: FileNotFoundError")
+
+
+def test_each_line_of_run_jsonl_is_on_disk_once_its_step_is_told(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # A run killed after any step leaves lines that each parse: read the file from on_step,
+    # as a person tailing it would, while the run still holds it open.
+    seen: list[list[int]] = []
+
+    def tail(step: object) -> None:
+        lines = (tmp_path / "run.jsonl").read_text(encoding="utf-8").splitlines()
+        seen.append([json.loads(line)["step"] for line in lines])
+
+    agent = Agent(
+        browser,
+        ScriptedPlanner([_fill, _save, Done()]),
+        out=tmp_path,
+        secrets={"TOKEN": TOKEN, "PASSWORD": PASSWORD},
+        on_step=tail,
+    )
+    agent.run(server.url("agent-contact.html"))
+    if agent.page is not None:
+        agent.page.close()
+    assert seen == [[1], [1, 2], [1, 2, 3]]
+
+
+def test_a_secret_in_a_url_is_masked_as_the_browser_encoded_it(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # A magic link: the key goes in a query, and page.url gives it back percent-encoded
+    # (open-sesame%2042/x), which the plain value does not match.
+    key = "open-sesame 42/x"
+    go = Action(tool="navigate", arguments={"url": server.url("agent-done.html?key={{KEY}}")})
+    agent = Agent(browser, ScriptedPlanner([go, Done()]), out=tmp_path, secrets={"KEY": key})
+    result = agent.run(server.url("agent-contact.html"))
+    assert agent.page is not None
+    try:
+        assert agent.page.url.endswith("?key=open-sesame%2042/x")  # really went there
+    finally:
+        agent.page.close()
+    assert result.final_url == server.url("agent-done.html?key={{KEY}}")
+    assert result.steps[1].url == result.final_url
+    assert "open-sesame" not in repr(result)
+    for path in tmp_path.iterdir():
+        assert b"open-sesame" not in path.read_bytes(), path.name
+
+
+def test_no_summary_when_the_last_records_of_a_run_cannot_be_written(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # summary.json is written last: there, it says the run ended on its own and every record
+    # of it is there too. Here report.html cannot be written (a folder took its name).
+    def done(state: State) -> Done:
+        (tmp_path / "report.html").mkdir()
+        return Done()
+
+    agent = Agent(browser, ScriptedPlanner([done]), out=tmp_path)
+    with pytest.raises(IsADirectoryError):
+        agent.run(server.url("agent-done.html"))
+    if agent.page is not None:
+        agent.page.close()
+    assert not (tmp_path / "summary.json").exists()
+    assert (tmp_path / "steps.txt").exists() and (tmp_path / "run.jsonl").exists()

@@ -105,14 +105,24 @@ class Context:
             )
 
     def observation(
-        self, lead: str, page: str, *, url: str, elements: int, role: Role = "user", **extra: Any
+        self,
+        lead: str,
+        page: str,
+        *,
+        url: str,
+        elements: int,
+        role: Role = "user",
+        kept: str | None = None,
+        **extra: Any,
     ) -> Message:
         """A message holding the page now after ``lead`` (the goal, an effect), whose stub
-        keeps ``lead`` and drops the page."""
+        keeps ``lead`` (or ``kept`` in its place, when the lead is itself a reading of the
+        page) and drops the page."""
         return Message(
             role=role,
             content=f"{lead}\n\npage now:\n{page}",
-            stub=f"{lead}\n\n(page {url}: {elements} elements; outline dropped, newer below)",
+            stub=f"{lead if kept is None else kept}\n\n"
+            f"(page {url}: {elements} elements; outline dropped, newer below)",
             **extra,
         )
 

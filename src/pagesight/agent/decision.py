@@ -17,7 +17,7 @@ is) and ``usage`` (a model's token counts and cost).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from pagesight.errors import InvalidOption
 
@@ -120,6 +120,16 @@ class Stop(_Common):
 
     reason: PlannerStop = "planner_stopped"
     message: str = ""
+
+    def __post_init__(self) -> None:
+        # A run's stop reason is typed: a Stop(reason="done") would pass for a goal reached
+        # (exit 0), and a misspelt one would reach no branch of a caller's match.
+        if self.reason not in get_args(PlannerStop):
+            raise InvalidOption(
+                "reason",
+                f"a Stop's reason is one of {', '.join(get_args(PlannerStop))}, "
+                f"not {self.reason!r}; Done() says the goal is reached",
+            )
 
 
 Decision = Action | Batch | Done | Stop

@@ -108,7 +108,18 @@ class AsyncAgent:
         try:
             result = await self._run(url, goal, recorder)
         except BaseException as exc:
-            recorder.failed(exc)
+            # The error goes on to a caller who may print it (the CLI does): a planner's or a
+            # page's message quoting a secret must not carry it there.
+            mask_exception(exc, self._secrets)
+            try:
+                recorder.failed(exc)
+            except OSError as secondary:
+                # Records that cannot be finished (the folder went, the disk is full) must
+                # not take the place of the run's own failure, which is what to fix first.
+                exc.add_note(
+                    "the run's records could not be finished: "
+                    + self._secrets.mask(f"{type(secondary).__name__}: {secondary}")
+                )
             raise
         recorder.finish(result)
         return result
@@ -159,7 +170,7 @@ class AsyncAgent:
             unchanged = png if not calls and not _refs(decision) else None
             step = StepRecord(
                 number=number,
-                url=obs.url,
+                url=self._secrets.mask(obs.url),
                 mode=obs.mode,
                 tokens=count_tokens(state.text),
                 decision=decision,
@@ -206,7 +217,7 @@ class AsyncAgent:
             message=self._secrets.mask(message),
             answer=answer,
             steps=tuple(history),
-            final_url=session.page.url,
+            final_url=self._secrets.mask(session.page.url),
             rounds=sum(1 for s in history if isinstance(s.decision, Action | Batch)),
             tokens=sum(s.tokens for s in history),
             seconds=time.monotonic() - started,
@@ -233,7 +244,7 @@ class AsyncAgent:
             goal=goal,
             step=number,
             max_steps=self._max_steps,
-            url=obs.url,
+            url=self._secrets.mask(obs.url),
             observation=obs,
             text=self._secrets.mask(replace(obs, changes=None).text()),
             delta=delta,
@@ -302,6 +313,24 @@ class AsyncAgent:
             return png
         scale = float(await session.page.playwright.evaluate("devicePixelRatio"))
         return black_out(png, boxes, scale=scale)
+
+
+def mask_exception(exc: BaseException, secrets: Secrets) -> None:
+    """Write every secret in ``exc`` — its message, its notes, the errors it was raised from
+    — as ``{{NAME}}``, in place, so that it can be raised on as it is (type and traceback
+    kept)."""
+    seen: set[int] = set()
+    pending = [exc]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        current.args = tuple(secrets.mask(a) if isinstance(a, str) else a for a in current.args)
+        notes = getattr(current, "__notes__", None)
+        if isinstance(notes, list):
+            notes[:] = [secrets.mask(n) if isinstance(n, str) else n for n in notes]
+        pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
 
 
 def _answer(decision: Decision) -> str | None:

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 from pagesight.agent.context import DEFAULT_BUDGET, Context, Message, ToolCall, system_prompt
 from pagesight.agent.decision import Action, Batch, Decision, Done, Stop, Usage
 from pagesight.agent.registry import ToolSpec
-from pagesight.agent.state import State
+from pagesight.agent.state import CallRecord, State
 
 _ids = itertools.count(1)
 
@@ -114,6 +114,10 @@ class ModelPlanner:
         calls = self._pending
         last = state.history[-1] if state.history else None
         text = "\n".join(c.text for c in last.calls) if last is not None else ""
+        # A call that read the page (observe, page_perceive) answered with the page itself:
+        # its stub keeps the call, not that copy, or each read would stay in the context.
+        reads = [c for c in last.calls if _read_the_page(c)] if last is not None else []
+        kept = "\n".join(f"{c.tool} read the page" for c in reads) if reads else None
         for i, call in enumerate(calls):
             lead = text if i == 0 else "(ran in the same batch as the call before)"
             if i < len(calls) - 1:
@@ -126,6 +130,7 @@ class ModelPlanner:
                     elements=len(state.observation.elements),
                     role="tool",
                     tool_call_id=call.id,
+                    kept=kept if i == 0 else None,
                 )
                 context.add(message, observation=True)
         if not calls:  # the model answered in words last time: show it the page again
@@ -138,6 +143,13 @@ class ModelPlanner:
                 ),
                 observation=True,
             )
+
+
+def _read_the_page(call: CallRecord) -> bool:
+    """Whether ``call`` answered with a reading of the page: an observing tool's result
+    holds the page's summary (``url``, ``mode``, ``tokens``, ``elements``; see
+    ``tools/_observed.py``)."""
+    return call.error is None and {"url", "mode", "tokens", "elements"} <= call.value.keys()
 
 
 def _decision(reply: ModelReply) -> Decision:

@@ -10,9 +10,11 @@ found on the image).
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import quote, quote_plus
 
 from PIL import ImageDraw
 
@@ -37,6 +39,20 @@ class Secrets:
                 raise InvalidOption("secrets", f"the secret {name} needs a non-empty string value")
         # Longest first: a value holding another is masked whole.
         self._values = dict(sorted(values.items(), key=lambda kv: -len(kv[1])))
+        # Each value as a message may quote it too: an error saying `{text!r}` writes a
+        # backslash doubled, JSON writes a quote as \", so `p\w"d` would survive as `p\\w\"d`.
+        forms = {
+            (form, name)
+            for name, value in values.items()
+            for form in (
+                value,
+                repr(value)[1:-1],
+                json.dumps(value, ensure_ascii=False)[1:-1],
+                json.dumps(value)[1:-1],  # é as \u00e9
+                *_in_urls(value),
+            )
+        }
+        self._forms = sorted(forms, key=lambda fn: (-len(fn[0]), fn))
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -68,10 +84,10 @@ class Secrets:
 
     def mask(self, value: Any) -> Any:
         """``value`` (a string, or JSON-like lists and dicts) with every secret value written
-        as ``{{NAME}}``."""
+        as ``{{NAME}}`` — also where it is quoted with escapes (``repr``, JSON)."""
         if isinstance(value, str):
-            for name, secret in self._values.items():
-                value = value.replace(secret, "{{" + name + "}}")
+            for form, name in self._forms:
+                value = value.replace(form, "{{" + name + "}}")
             return value
         if isinstance(value, list | tuple):
             return [self.mask(v) for v in value]
@@ -82,6 +98,19 @@ class Secrets:
     def shown_in(self, text: str) -> bool:
         """Whether ``text`` shows any secret value."""
         return any(secret in text for secret in self._values.values())
+
+
+def _in_urls(value: str) -> set[str]:
+    """``value`` percent-encoded as a URL may hold it: a secret put in a query by
+    ``navigate`` comes back in ``page.url`` as Chromium wrote it (a space as ``%20``), or as
+    a form posts it (a space as ``+``)."""
+    chromium_query = "!$&'()*+,/:;=?@[]^`{|}~"  # what Chromium leaves as it is in a query
+    return {
+        quote(value, safe=""),
+        quote(value, safe="/"),
+        quote(value, safe=chromium_query),
+        quote_plus(value),
+    }
 
 
 def black_out(png: bytes, boxes: Sequence[Bounds], *, scale: float) -> bytes:

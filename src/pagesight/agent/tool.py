@@ -126,7 +126,7 @@ class Tool:
         parameters = list(inspect.signature(function).parameters.values())
         if not parameters or parameters[0].name != "session":
             raise InvalidOption("tools", f"{where}: the first parameter must be `session`")
-        hints = get_type_hints(function)
+        hints = _hints(function, where)
         fields: dict[str, Any] = {}
         for p in parameters[1:]:
             if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
@@ -162,6 +162,23 @@ class Tool:
         ``ValidationError`` when they do not fit."""
         checked = self.arguments.model_validate(dict(arguments))
         return {name: getattr(checked, name) for name in type(checked).model_fields}
+
+
+def _hints(function: ToolFunction, where: str) -> dict[str, Any]:
+    """The function's annotations, evaluated. A tool file may import ``Session`` (or
+    ``PageStep``, ``ToolResult``) only under ``TYPE_CHECKING``, as typed code does: those
+    names are known here. Any other name the module does not define is refused by name."""
+    from pagesight.agent.session import Session
+
+    known = {"Session": Session, "PageStep": PageStep, "ToolResult": ToolResult}
+    # Only where the module has no such name of its own (a local namespace wins in eval).
+    missing = {k: v for k, v in known.items() if k not in function.__globals__}
+    try:
+        return get_type_hints(function, localns=missing)
+    except NameError as exc:
+        raise InvalidOption(
+            "tools", f"{where}: an annotation names {exc.name!r}, which its module does not define"
+        ) from exc
 
 
 def validation_message(tool: str, exc: pydantic.ValidationError) -> str:

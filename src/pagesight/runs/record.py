@@ -78,11 +78,13 @@ class RunRecorder:
         return path
 
     def finish(self, result: RunResult) -> None:
-        """The run ended on its own: write ``summary.json`` (atomically) and the report."""
+        """The run ended on its own: write ``steps.txt``, the report, then ``summary.json``
+        (atomically) last, so that a summary there says every record of the run is too."""
         self.close()
-        _write_atomically(self.folder / SUMMARY, self._json(result.summary(), indent=2) + "\n")
+        summary = self._json(result.summary(), indent=2) + "\n"
         self.steps()
-        self.report()
+        self.report(summary=json.loads(summary))
+        _write_atomically(self.folder / SUMMARY, summary)
 
     def failed(self, exc: BaseException) -> None:
         """The run failed: no summary; the report says what happened, as far as it got."""
@@ -99,10 +101,10 @@ class RunRecorder:
         text = compile_run(records, folder=str(self.folder))
         _write_atomically(self.folder / STEPS, self._secrets.mask(text))
 
-    def report(self, *, failure: str | None = None) -> None:
+    def report(self, *, failure: str | None = None, summary: dict[str, Any] | None = None) -> None:
         from pagesight.runs.report import write_report
 
-        write_report(self.folder, failure=failure)
+        write_report(self.folder, failure=failure, summary=summary)
 
     def close(self) -> None:
         if self._log is not None:

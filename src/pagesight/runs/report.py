@@ -20,8 +20,11 @@ from pagesight.runs.record import FINAL_SHOT, REPORT, RUN_LOG, SUMMARY
 _TEMPLATE = Path(__file__).with_name("report.html.j2")
 
 
-def write_report(folder: str | Path, *, failure: str | None = None) -> Path:
-    """Write ``report.html`` in ``folder`` from the records there; its path."""
+def write_report(
+    folder: str | Path, *, failure: str | None = None, summary: dict[str, Any] | None = None
+) -> Path:
+    """Write ``report.html`` in ``folder`` from the records there (``summary``: the run's,
+    before its ``summary.json`` is written); its path."""
     folder = Path(folder)
     steps = [json.loads(line) for line in _lines(folder / RUN_LOG)]
     for step in steps:
@@ -29,9 +32,8 @@ def write_report(folder: str | Path, *, failure: str | None = None) -> Path:
         step["action"] = describe_decision(step["decision"])
         step["elements"] = "; ".join(_target(t) for t in step.get("targets", ()))
     summary_path = folder / SUMMARY
-    summary = (
-        json.loads(summary_path.read_text(encoding="utf-8")) if summary_path.exists() else None
-    )
+    if summary is None and summary_path.exists():
+        summary = json.loads(summary_path.read_text(encoding="utf-8"))
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined)
     html = env.from_string(_TEMPLATE.read_text(encoding="utf-8")).render(
         folder=folder.name,

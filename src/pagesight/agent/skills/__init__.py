@@ -86,7 +86,9 @@ class Skills:
             if not folder.is_dir():
                 raise InvalidOption("skills", f"the skills folder {folder} does not exist")
             for path in sorted(folder.glob("*/SKILL.md")):
-                found.append(parse_skill(path.read_text(encoding="utf-8"), path))
+                # utf-8-sig: a file saved with a byte order mark (Windows editors) reads
+                # the same as one without.
+                found.append(parse_skill(path.read_text(encoding="utf-8-sig"), path))
         return cls(found)
 
     def __iter__(self) -> Iterator[Skill]:
