@@ -13,14 +13,13 @@ import pytest
 from conftest import StaticServer
 from pagesight import Agent, Browser, ContextOverflow
 from pagesight.agent import Context, Message, ModelPlanner, ModelReply, ScriptedModel, ToolCall
-from pagesight.agent.context import collapsed
-
-FULL = "page now:\n"
+from pagesight.agent.context import DELTA, FULL, collapsed, whole_pages
 
 
 def _id(messages: Sequence[Message], role: str, name: str) -> int:
-    """The id a model would read off the latest observation it was sent."""
-    text = messages[-1].content
+    """The id a model would read off the whole page it was sent (the changes since do not
+    touch these fields' ids)."""
+    text = next(m.content for m in messages if m.stub is not None and FULL in m.content)
     found = re.findall(rf'\[(\d+)\] {role} "{re.escape(name)}"', text)
     assert len(found) == 1, text
     return int(found[0])
@@ -61,14 +60,21 @@ def test_the_context_keeps_one_full_observation_and_collapses_the_rest(
             agent.page.close()
     assert len(model.requests) == 3
     for sent in model.requests:
-        assert collapsed(sent) == 1
-        assert sum(FULL in m.content for m in sent) == 1  # one outline, the latest
-        assert FULL in sent[-1].content
+        assert whole_pages(sent) == 1
+        assert sum(FULL in m.content for m in sent) == 1  # one outline
+    # After typing, what changed (smaller than the page), the page before staying whole.
+    first, typing = model.requests[0], model.requests[1]
+    assert FULL in first[-1].content
+    assert DELTA in typing[-1].content and FULL not in typing[-1].content
+    assert '~ [2] textbox "Job title": VP' in typing[-1].content
+    assert typing[1].content == first[1].content  # the goal and the whole page, as sent
+    # After saving, the changes since that page add up to more than it: the page again.
+    assert FULL in model.requests[2][-1].content
     last = model.requests[-1]
     system, goal, _first_call, typed, _second_call, selected, clicked = last
     assert system.role == "system" and "- browsing: How to drive a web page" in system.content
     # The goal stays, its page goes.
-    assert goal.content.startswith("goal: Alice: VP in Tokyo\n\n(page ")
+    assert goal.content.startswith("goal: Alice: VP in Tokyo\n\n(the page then, ")
     assert "outline dropped" in goal.content and '"Job title"' not in goal.content
     # An earlier action keeps its effect, not the element list.
     assert typed.role == "tool" and typed.tool_call_id is not None

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from pagesight.agent.untrusted import RULE, untrusted
 from pagesight.errors import ContextOverflow, InvalidOption
 from pagesight.observe.tokens import count_tokens
 
@@ -59,8 +60,12 @@ def system_prompt(skills: str) -> str:
         "You drive a web browser with tools to reach the user's goal.",
         "Each page comes as an outline; what you can act on has an id in brackets: pass it",
         "as `ref`. Every action answers with its effect (what the browser saw change).",
-        "Put several actions on one page in a `batch`. Check the page shows the result, then",
-        "call `done` (with `answer` when the goal asks a question).",
+        "After an action you may get only what changed (`+` added, `-` removed, `~` changed)",
+        "instead of the whole page again. A page read off a screenshot comes as that picture",
+        "with a numbered badge on each element and a legend of them: pass the badge's number",
+        "as `ref`. Put several actions on one page in a `batch`. Check the page shows the",
+        "result, then call `done` (with `answer` when the goal asks a question).",
+        RULE,
     ]
     if skills:
         lines += ["", "Skills (read one with load_skill(name) when it helps):", skills]
@@ -87,12 +92,15 @@ class Context:
         return sum(self._tokens)
 
     def add(self, message: Message, *, observation: bool = False) -> None:
-        """Append ``message``; with ``observation`` (it holds the page now), every earlier
-        message holding one collapses to its stub. Raises ContextOverflow past the budget."""
+        """Append ``message``; with ``observation`` (it holds the whole page now), every
+        earlier message holding a page or a change of it collapses to its stub, its images
+        going too. A change (:meth:`delta`) is added without ``observation``: it stays until
+        the next whole page, since it reads only on top of the page before it. Raises
+        ContextOverflow past the budget."""
         if observation:
             for i, old in enumerate(self._messages):
                 if old.stub is not None:
-                    self._messages[i] = replace(old, content=old.stub, stub=None)
+                    self._messages[i] = replace(old, content=old.stub, stub=None, images=())
                     self._tokens[i] = self._messages[i].tokens
         self._messages.append(message)
         self._tokens.append(message.tokens)
@@ -108,15 +116,42 @@ class Context:
         self, lead: str, page: str, *, url: str, elements: int, role: Role = "user", **extra: Any
     ) -> Message:
         """A message holding the page now after ``lead`` (the goal, an effect), whose stub
-        keeps ``lead`` and drops the page."""
+        keeps ``lead`` and drops the page. ``page`` came from the page, so it goes inside
+        the untrusted-content markers (``lead`` is the caller's to wrap); so does ``url``,
+        which a page can set."""
         return Message(
             role=role,
-            content=f"{lead}\n\npage now:\n{page}",
-            stub=f"{lead}\n\n(page {url}: {elements} elements; outline dropped, newer below)",
+            content=f"{lead}\n\n{FULL}\n{untrusted(page)}",
+            stub=(
+                f"{lead}\n\n(the page then, {elements} elements: outline dropped, newer below; "
+                f"it was at\n{untrusted(url)})"
+            ),
+            **extra,
+        )
+
+    def delta(self, lead: str, changes: str, *, role: Role = "user", **extra: Any) -> Message:
+        """A message holding what changed on the page since the one before it (a delta
+        observation); its stub keeps ``lead`` once a whole page arrives."""
+        return Message(
+            role=role,
+            content=f"{lead}\n\n{DELTA}\n{untrusted(changes)}",
+            stub=f"{lead}\n\n(what changed then: dropped, newer below)",
             **extra,
         )
 
 
+FULL = "page now:"
+"""What leads a whole page in a message."""
+DELTA = "what changed on the page (the rest is as before):"
+"""What leads a change of the page in a message."""
+
+
 def collapsed(messages: Sequence[Message]) -> int:
-    """How many of ``messages`` hold a full observation (1 in a well-kept context)."""
+    """How many of ``messages`` still hold a page or a change of it (a whole page and the
+    changes since: 1 and up)."""
     return sum(1 for m in messages if m.stub is not None)
+
+
+def whole_pages(messages: Sequence[Message]) -> int:
+    """How many of ``messages`` hold a whole page (1 in a well-kept context)."""
+    return sum(1 for m in messages if m.stub is not None and f"\n{FULL}\n" in m.content)
