@@ -392,6 +392,11 @@ def test_after_an_action_the_model_gets_what_changed_the_page_staying_whole_once
     assert FULL in new_page[-1].content and "30 days" in new_page[-1].content
     assert whole_pages(new_page) == 1
     assert not any("Widget number" in m.content or DELTA in m.content for m in new_page)
+    # Each earlier action keeps its headline, not the elements it changed.
+    reserved = [m.content for m in new_page if m.role == "tool"][:2]
+    headline = rf"{re.escape(OPEN)}\nclick \[\d+\] -> dom_change\n{re.escape(CLOSE)}"
+    for text in reserved:
+        assert re.fullmatch(headline + r"\n\(change dropped\)", text), text
     # What the model was sent on the second click is far less than the page each time.
     sent_tokens = sum(m.tokens for m in after_two)
     page_tokens = sum(m.tokens for m in first if m.role != "system")

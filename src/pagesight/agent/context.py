@@ -64,7 +64,8 @@ def system_prompt(skills: str) -> str:
         "instead of the whole page again. A page read off a screenshot comes as that picture",
         "with a numbered badge on each element and a legend of them: pass the badge's number",
         "as `ref`. Put several actions on one page in a `batch`. Check the page shows the",
-        "result, then call `done` (with `answer` when the goal asks a question).",
+        "result, then call `done` (with `answer` when the goal asks a question). Older pages",
+        "are dropped from the conversation (`(page dropped)`): read the latest one.",
         RULE,
     ]
     if skills:
@@ -113,29 +114,40 @@ class Context:
             )
 
     def observation(
-        self, lead: str, page: str, *, url: str, elements: int, role: Role = "user", **extra: Any
+        self,
+        lead: str,
+        page: str,
+        *,
+        role: Role = "user",
+        brief: str | None = None,
+        **extra: Any,
     ) -> Message:
         """A message holding the page now after ``lead`` (the goal, an effect), whose stub
-        keeps ``lead`` and drops the page. ``page`` came from the page, so it goes inside
-        the untrusted-content markers (``lead`` is the caller's to wrap); so does ``url``,
-        which a page can set."""
+        keeps ``brief`` (default ``lead``: an effect's headlines, say) and drops the page.
+        ``page`` came from the page, so it goes inside the untrusted-content markers
+        (``lead`` is the caller's to wrap)."""
         return Message(
             role=role,
             content=f"{lead}\n\n{FULL}\n{untrusted(page)}",
-            stub=(
-                f"{lead}\n\n(the page then, {elements} elements: outline dropped, newer below; "
-                f"it was at\n{untrusted(url)})"
-            ),
+            stub=f"{brief or lead}\n(page dropped)",
             **extra,
         )
 
-    def delta(self, lead: str, changes: str, *, role: Role = "user", **extra: Any) -> Message:
+    def delta(
+        self,
+        lead: str,
+        changes: str,
+        *,
+        role: Role = "user",
+        brief: str | None = None,
+        **extra: Any,
+    ) -> Message:
         """A message holding what changed on the page since the one before it (a delta
-        observation); its stub keeps ``lead`` once a whole page arrives."""
+        observation); its stub keeps ``brief`` (default ``lead``) once a whole page arrives."""
         return Message(
             role=role,
             content=f"{lead}\n\n{DELTA}\n{untrusted(changes)}",
-            stub=f"{lead}\n\n(what changed then: dropped, newer below)",
+            stub=f"{brief or lead}\n(change dropped)",
             **extra,
         )
 
@@ -144,6 +156,22 @@ FULL = "page now:"
 """What leads a whole page in a message."""
 DELTA = "what changed on the page (the rest is as before):"
 """What leads a change of the page in a message."""
+
+
+_KEPT_DETAILS = ("url:", "value ", "new tab", "download:", "dialog ")
+
+
+def effect_brief(text: str) -> str:
+    """What an action's answer keeps once its page is dropped: each action's headline
+    (``click [9] -> navigation``) and the details a later step may need (where it went, what
+    was typed, tabs, downloads, dialogs), not the list of elements that changed."""
+    kept = [
+        line
+        for line in text.splitlines()
+        if not line.startswith(" ")  # a headline
+        or (line.startswith("  ") and line[2:].startswith(_KEPT_DETAILS))
+    ]
+    return "\n".join(kept)
 
 
 def collapsed(messages: Sequence[Message]) -> int:

@@ -18,7 +18,14 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from pagesight.agent.context import DEFAULT_BUDGET, Context, Message, ToolCall, system_prompt
+from pagesight.agent.context import (
+    DEFAULT_BUDGET,
+    Context,
+    Message,
+    ToolCall,
+    effect_brief,
+    system_prompt,
+)
 from pagesight.agent.decision import Action, Batch, Decision, Done, Stop, Usage
 from pagesight.agent.registry import ToolSpec
 from pagesight.agent.state import State
@@ -85,6 +92,7 @@ _NUDGE = (
     "(no tool was called) Answer by calling one of the tools. When the page shows the goal "
     "is reached, call `done` (with `answer` when the goal asks a question)."
 )
+_IN_BATCH = "(ran in one batch with the calls after it: the answer is with the last call)"
 _VISION = (
     "(the page is read off the screenshot attached: each element has a numbered badge, and "
     "the legend below lists them; pass a badge's number as `ref`)"
@@ -122,6 +130,9 @@ class ModelPlanner:
         self._pending: tuple[ToolCall, ...] = ()
         self._delta_tokens = 0
         """Tokens of the changes shown since the last whole page."""
+        self._shown_mode: str | None = None
+        """How the last whole page was read (``cdp``, ``vision``): a change reads on top of
+        a page read the same way only."""
 
     @property
     def context(self) -> Context | None:
@@ -213,27 +224,31 @@ class ModelPlanner:
         calls = self._pending
         last = state.history[-1] if state.history else None
         results = "\n".join(c.text for c in last.calls) if last is not None else ""
-        text = untrusted(results) if results else "(no result)"
+        lead = untrusted(results) if results else "(no result)"
+        brief = untrusted(effect_brief(results)) if results else None
         if not calls:  # nothing was called (a planner run resumed): show the page again
             context.add(await self._whole("(no tool was called)", state), observation=True)
             return
-        for i, call in enumerate(calls):
-            lead = text if i == 0 else "(ran in the same batch as the call before)"
-            if i < len(calls) - 1:
-                context.add(Message(role="tool", content=lead, tool_call_id=call.id))
-            elif self._shows_delta(state):
-                assert state.delta is not None
-                self._delta_tokens += count_tokens(state.delta)
-                context.add(context.delta(lead, state.delta, role="tool", tool_call_id=call.id))
-            else:
-                message = await self._whole(lead, state, role="tool", tool_call_id=call.id)
-                context.add(message, observation=True)
+        for call in calls[:-1]:  # a batch: one answer for all, with the last call
+            context.add(Message(role="tool", content=_IN_BATCH, tool_call_id=call.id))
+        call = calls[-1]
+        if self._shows_delta(state):
+            assert state.delta is not None
+            self._delta_tokens += count_tokens(state.delta)
+            message = context.delta(
+                lead, state.delta, role="tool", tool_call_id=call.id, brief=brief
+            )
+            context.add(message)
+        else:
+            message = await self._whole(lead, state, role="tool", tool_call_id=call.id, brief=brief)
+            context.add(message, observation=True)
 
     def _shows_delta(self, state: State) -> bool:
         """Whether what changed is worth showing instead of the page: it is a change of the
         same document, read from the DOM, and it (with the changes shown since the last
         whole page, which it reads on top of) is smaller than the page."""
-        if not self._deltas or state.delta is None or state.observation.mode == "vision":
+        mode = state.observation.mode
+        if not self._deltas or state.delta is None or mode == "vision" or mode != self._shown_mode:
             return False
         return self._delta_tokens + count_tokens(state.delta) < count_tokens(state.text)
 
@@ -241,6 +256,7 @@ class ModelPlanner:
         """The whole page after ``lead``: the outline, or, once the page is read off a
         screenshot, the set-of-marks picture with its legend."""
         self._delta_tokens = 0
+        self._shown_mode = state.observation.mode
         page = state.text
         images: tuple[bytes, ...] = ()
         if state.observation.mode == "vision" and state.legend is not None:
@@ -250,8 +266,6 @@ class ModelPlanner:
         return self._context_of().observation(
             lead,
             page,
-            url=state.url,
-            elements=len(state.observation.elements),
             images=images,
             **extra,
         )
