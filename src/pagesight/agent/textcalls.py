@@ -166,7 +166,7 @@ def _call_of(value: Any) -> tuple[str, str] | None:
         value = value["function"]  # OpenAI's {"type": "function", "function": {…}}
     elif isinstance(value.get("function"), dict) and len(value) == 1:
         value = value["function"]
-    names = [k for k in _NAME_KEYS if isinstance(value.get(k), str)]
+    names = [k for k in _NAME_KEYS if isinstance(value.get(k), str) and value[k]]
     arguments = [k for k in _ARGUMENT_KEYS if k in value]
     others = set(value) - set(names) - set(arguments) - {"id", "type"}
     if len(names) != 1 or len(arguments) > 1 or others:
@@ -204,6 +204,8 @@ def _python_calls(text: str, tools: Collection[str]) -> list[_Reading]:
         if not isinstance(node, ast.Call):
             continue
         name = match.group(1)
+        if any(not isinstance(a, ast.Constant) for a in node.args):
+            continue  # prose in brackets after a tool's name: "I'm done (mostly)"
         if node.args:
             raise _Unreadable(
                 f"write the arguments of {name} by name, as {name}(ref=3), not by position"
