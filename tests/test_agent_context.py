@@ -3,12 +3,14 @@ full observation kept, earlier ones collapsed to their action and effect, a toke
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from conftest import StaticServer
 from pagesight import Agent, Browser, ContextOverflow
@@ -128,3 +130,12 @@ def test_context_overflow_carries_the_counts_and_eviction_frees_tokens() -> None
             context.add(context.observation("again", page), observation=False)
     assert caught.value.budget == 1_000 and caught.value.tokens > 1_000
     assert caught.value.exit_code == 3
+
+
+def test_an_image_counts_its_pixels_in_the_budget() -> None:
+    png = Image.new("RGB", (1280, 800), "white")
+    data = io.BytesIO()
+    png.save(data, format="PNG")
+    plain = Message(role="user", content="the page")
+    shown = Message(role="user", content="the page", images=(data.getvalue(),))
+    assert shown.tokens - plain.tokens == 1366  # 1280 x 800 / 750, rounded up

@@ -181,6 +181,25 @@ def test_done_in_the_same_reply_as_an_action_is_refused(
     assert answers["b"].startswith("error (invalid_arguments): done: call done alone")
 
 
+def test_calls_without_ids_get_ids_of_their_own_to_be_answered_by(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    def unnamed(m: Sequence[Message]) -> ModelReply:
+        refs = [seen_ref(m, "button", name) for name in ("Alpha", "Bravo")]
+        return ModelReply(
+            tool_calls=tuple(ToolCall(id="", name="click", arguments={"ref": r}) for r in refs)
+        )
+
+    script: Script = [unnamed, ModelReply.calling("done")]
+    result, model, page = run(browser, server.url("llm-slips.html"), script, tmp_path)
+    assert page_value(page, "window.clicks") == ["Alpha", "Bravo"]
+    assert result.stop_reason == "done"
+    said = next(m for m in model.requests[1] if m.tool_calls)
+    answered = [m.tool_call_id for m in model.requests[1] if m.role == "tool"]
+    ids = [c.id for c in said.tool_calls]
+    assert all(ids) and len(set(ids)) == 2 and answered == ids
+
+
 def test_retries_must_be_a_count() -> None:
     with pytest.raises(InvalidOption, match="retries must be an int of 0 or more, not -1"):
         ModelPlanner(ScriptedModel([]), retries=-1)

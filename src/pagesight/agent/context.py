@@ -51,7 +51,18 @@ class Message:
     @property
     def tokens(self) -> int:
         calls = sum(count_tokens(f"{c.name} {c.arguments}") for c in self.tool_calls)
-        return _PER_MESSAGE + count_tokens(self.content) + calls
+        images = sum(image_tokens(png) for png in self.images)
+        return _PER_MESSAGE + count_tokens(self.content) + calls + images
+
+
+def image_tokens(png: bytes) -> int:
+    """About what a model is charged for a PNG: its pixels / 750 (Anthropic's published
+    estimate; OpenAI's tiles come to about the same for a 1280x800 screenshot), read off
+    the PNG's header."""
+    if len(png) < 24 or not png.startswith(b"\x89PNG"):
+        return 0
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    return -(-width * height // 750)
 
 
 def system_prompt(skills: str) -> str:

@@ -164,7 +164,7 @@ class ModelPlanner:
             if reply.usage is not None:  # every call of the decision costs, refused or not
                 usage = reply.usage if usage is None else usage + reply.usage
             replies.append(reply.to_dict())
-            calls, problem = reply.tool_calls, None
+            calls, problem = _with_ids(reply.tool_calls), None
             if not calls and reply.text:
                 written = read_calls(reply.text, names)
                 if written is not None:
@@ -273,6 +273,15 @@ class ModelPlanner:
     def _context_of(self) -> Context:
         assert self._context is not None
         return self._context
+
+
+def _with_ids(calls: tuple[ToolCall, ...]) -> tuple[ToolCall, ...]:
+    """``calls`` each with an id of its own, to answer it by (some local servers send none,
+    or the same one twice)."""
+    ids = [c.id for c in calls]
+    if all(ids) and len(set(ids)) == len(ids):
+        return calls
+    return tuple(replace(c, id=f"call_{next(_ids)}") for c in calls)
 
 
 def _decision(calls: tuple[ToolCall, ...], *, raw: Any, usage: Usage | None) -> Decision:
