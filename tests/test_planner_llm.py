@@ -200,9 +200,11 @@ def test_calls_without_ids_get_ids_of_their_own_to_be_answered_by(
     assert all(ids) and len(set(ids)) == 2 and answered == ids
 
 
-def test_retries_must_be_a_count() -> None:
+def test_bad_options_are_refused_before_any_page_opens() -> None:
     with pytest.raises(InvalidOption, match="retries must be an int of 0 or more, not -1"):
         ModelPlanner(ScriptedModel([]), retries=-1)
+    with pytest.raises(InvalidOption, match="budget must be a positive int, not 0"):
+        ModelPlanner(ScriptedModel([]), budget=0)
 
 
 # --- 2. the slips of local models -----------------------------------------------------

@@ -118,6 +118,8 @@ class ModelPlanner:
         retries: int = DEFAULT_RETRIES,
         deltas: bool = True,
     ) -> None:
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise InvalidOption("budget", f"budget must be a positive int, not {budget!r}")
         if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
             raise InvalidOption("retries", f"retries must be an int of 0 or more, not {retries!r}")
         if not isinstance(deltas, bool):
@@ -148,7 +150,7 @@ class ModelPlanner:
         if context is None or state.step == 1:
             context = self._context = self.make_context(system_prompt(state.skills))
             goal = f"goal: {state.goal}" if state.goal else "goal: (none given)"
-            context.add(await self._whole(goal, state), observation=True)
+            context.add(await self._whole(context, goal, state), observation=True)
         else:
             await self._answer_calls(context, state)
         return await self._ask(context, state)
@@ -227,7 +229,8 @@ class ModelPlanner:
         lead = untrusted(results) if results else "(no result)"
         brief = untrusted(effect_brief(results)) if results else None
         if not calls:  # nothing was called (a planner run resumed): show the page again
-            context.add(await self._whole("(no tool was called)", state), observation=True)
+            message = await self._whole(context, "(no tool was called)", state)
+            context.add(message, observation=True)
             return
         for call in calls[:-1]:  # a batch: one answer for all, with the last call
             context.add(Message(role="tool", content=_IN_BATCH, tool_call_id=call.id))
@@ -240,7 +243,9 @@ class ModelPlanner:
             )
             context.add(message)
         else:
-            message = await self._whole(lead, state, role="tool", tool_call_id=call.id, brief=brief)
+            message = await self._whole(
+                context, lead, state, role="tool", tool_call_id=call.id, brief=brief
+            )
             context.add(message, observation=True)
 
     def _shows_delta(self, state: State) -> bool:
@@ -252,7 +257,7 @@ class ModelPlanner:
             return False
         return self._delta_tokens + count_tokens(state.delta) < count_tokens(state.text)
 
-    async def _whole(self, lead: str, state: State, **extra: Any) -> Message:
+    async def _whole(self, context: Context, lead: str, state: State, **extra: Any) -> Message:
         """The whole page after ``lead``: the outline, or, once the page is read off a
         screenshot, the set-of-marks picture with its legend."""
         self._delta_tokens = 0
@@ -263,16 +268,7 @@ class ModelPlanner:
             lead, page = f"{lead}\n\n{_VISION}", state.legend
             if state.shoot is not None:
                 images = (await state.screenshot(marks=True),)
-        return self._context_of().observation(
-            lead,
-            page,
-            images=images,
-            **extra,
-        )
-
-    def _context_of(self) -> Context:
-        assert self._context is not None
-        return self._context
+        return context.observation(lead, page, images=images, **extra)
 
 
 def _with_ids(calls: tuple[ToolCall, ...]) -> tuple[ToolCall, ...]:
