@@ -3,24 +3,26 @@ full observation kept, earlier ones collapsed to their action and effect, a toke
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
 from conftest import StaticServer
 from pagesight import Agent, Browser, ContextOverflow
 from pagesight.agent import Context, Message, ModelPlanner, ModelReply, ScriptedModel, ToolCall
-from pagesight.agent.context import collapsed
-
-FULL = "page now:\n"
+from pagesight.agent.context import DELTA, FULL, collapsed, whole_pages
+from pagesight.agent.untrusted import OPEN
 
 
 def _id(messages: Sequence[Message], role: str, name: str) -> int:
-    """The id a model would read off the latest observation it was sent."""
-    text = messages[-1].content
+    """The id a model would read off the whole page it was sent (the changes since do not
+    touch these fields' ids)."""
+    text = next(m.content for m in messages if m.stub is not None and FULL in m.content)
     found = re.findall(rf'\[(\d+)\] {role} "{re.escape(name)}"', text)
     assert len(found) == 1, text
     return int(found[0])
@@ -61,22 +63,29 @@ def test_the_context_keeps_one_full_observation_and_collapses_the_rest(
             agent.page.close()
     assert len(model.requests) == 3
     for sent in model.requests:
-        assert collapsed(sent) == 1
-        assert sum(FULL in m.content for m in sent) == 1  # one outline, the latest
-        assert FULL in sent[-1].content
+        assert whole_pages(sent) == 1
+        assert sum(FULL in m.content for m in sent) == 1  # one outline
+    # After typing, what changed (smaller than the page), the page before staying whole.
+    first, typing = model.requests[0], model.requests[1]
+    assert FULL in first[-1].content
+    assert DELTA in typing[-1].content and FULL not in typing[-1].content
+    assert re.search(r'~ \[\d+\] textbox "Job title": VP', typing[-1].content), typing[-1].content
+    assert typing[1].content == first[1].content  # the goal and the whole page, as sent
+    # After saving, the changes since that page add up to more than it: the page again.
+    assert FULL in model.requests[2][-1].content
     last = model.requests[-1]
     system, goal, _first_call, typed, _second_call, selected, clicked = last
     assert system.role == "system" and "- browsing: How to drive a web page" in system.content
     # The goal stays, its page goes.
-    assert goal.content.startswith("goal: Alice: VP in Tokyo\n\n(page ")
-    assert "outline dropped" in goal.content and '"Job title"' not in goal.content
+    assert goal.content == "goal: Alice: VP in Tokyo\n(page dropped)"
     # An earlier action keeps its effect, not the element list.
     assert typed.role == "tool" and typed.tool_call_id is not None
     assert '"Job title": "Software Engineer" -> "VP"' in typed.content
     assert 'button "Archive"' not in typed.content
     # Each call of a batch is answered; the last holds the page now.
     assert (selected.tool_call_id, clicked.tool_call_id) == ("a", "b")
-    assert "1. select" in selected.content and "2. click" in selected.content
+    assert selected.content.startswith("(ran in one batch with the calls after it")
+    assert "1. select" in clicked.content and "2. click" in clicked.content
     assert 'button "Archive"' in clicked.content and FULL in clicked.content
     # The model was offered the registry's tools, schemas and all.
     assert {t.name for t in model.tools[0]} == set(agent.registry.names)
@@ -109,9 +118,9 @@ def test_a_tool_that_read_the_page_collapses_to_its_call_not_to_its_copy_of_the_
         holding = [m for m in sent if 'button "Archive"' in m.content]
         assert holding == [sent[-1]]  # only the latest message holds the page
     _system, _goal, _c1, observed, _c2, perceived, _c3, latest = model.requests[-1]
-    assert observed.content.startswith("observe read the page\n\n(page ")
-    assert perceived.content.startswith("page_perceive read the page\n\n(page ")
-    assert latest.content.startswith('page "Edit contact')  # the reading, then the page
+    assert observed.content == "observe read the page\n(page dropped)"
+    assert perceived.content == "page_perceive read the page\n(page dropped)"
+    assert latest.content.startswith(f'{OPEN}\npage "Edit contact')  # the reading, then the page
 
 
 def test_a_context_over_its_budget_stops_the_run_with_the_counts(
@@ -133,22 +142,20 @@ def test_a_context_over_its_budget_stops_the_run_with_the_counts(
 def test_context_overflow_carries_the_counts_and_eviction_frees_tokens() -> None:
     context = Context(system="You drive a browser.", budget=1_000)
     page = "\n".join(f'[{i}] button "Button number {i}"' for i in range(40))
-    context.add(context.observation("goal: x", page, url="u", elements=40), observation=True)
+    context.add(context.observation("goal: x", page), observation=True)
     full = context.tokens
     context.add(
         Message(role="assistant", content="", tool_calls=(ToolCall(id="1", name="observe"),))
     )
     context.add(
-        context.observation(
-            "observe -> no_op", page, url="u", elements=40, role="tool", tool_call_id="1"
-        ),
+        context.observation("observe -> no_op", page, role="tool", tool_call_id="1"),
         observation=True,
     )
     assert context.tokens < 2 * full - 100  # the first outline was dropped
     assert collapsed(context.messages) == 1
     with pytest.raises(ContextOverflow) as caught:
         for _ in range(10):
-            context.add(context.observation("again", page, url="u", elements=40), observation=False)
+            context.add(context.observation("again", page), observation=False)
     assert caught.value.budget == 1_000 and caught.value.tokens > 1_000
     assert caught.value.exit_code == 3
 
@@ -157,7 +164,7 @@ def test_the_default_budget_is_128000_tokens_and_the_error_says_both_counts() ->
     context = Context(system="You drive a browser.")
     assert context.budget == 128_000
     page = "\n".join(f'[{i}] button "Button number {i}"' for i in range(5_400))
-    message = context.observation("goal: x", page, url="u", elements=5_400)
+    message = context.observation("goal: x", page)
     assert 60_000 < message.tokens < 64_000  # so two fit, three do not
     context.add(message, observation=True)
     context.add(Message(role="user", content=page))  # no observation: nothing collapses
@@ -168,3 +175,12 @@ def test_the_default_budget_is_128000_tokens_and_the_error_says_both_counts() ->
     assert str(caught.value).startswith(
         f"the model's context holds {tokens:,} tokens, over its budget of 128,000; "
     )
+
+
+def test_an_image_counts_its_pixels_in_the_budget() -> None:
+    png = Image.new("RGB", (1280, 800), "white")
+    data = io.BytesIO()
+    png.save(data, format="PNG")
+    plain = Message(role="user", content="the page")
+    shown = Message(role="user", content="the page", images=(data.getvalue(),))
+    assert shown.tokens - plain.tokens == 1366  # 1280 x 800 / 750, rounded up

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from pagesight.agent.untrusted import RULE, untrusted
 from pagesight.errors import ContextOverflow, InvalidOption
 from pagesight.observe.tokens import count_tokens
 
@@ -50,7 +51,18 @@ class Message:
     @property
     def tokens(self) -> int:
         calls = sum(count_tokens(f"{c.name} {c.arguments}") for c in self.tool_calls)
-        return _PER_MESSAGE + count_tokens(self.content) + calls
+        images = sum(image_tokens(png) for png in self.images)
+        return _PER_MESSAGE + count_tokens(self.content) + calls + images
+
+
+def image_tokens(png: bytes) -> int:
+    """About what a model is charged for a PNG: its pixels / 750 (Anthropic's published
+    estimate; OpenAI's tiles come to about the same for a 1280x800 screenshot), read off
+    the PNG's header."""
+    if len(png) < 24 or not png.startswith(b"\x89PNG"):
+        return 0
+    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
+    return -(-width * height // 750)
 
 
 def system_prompt(skills: str) -> str:
@@ -59,8 +71,13 @@ def system_prompt(skills: str) -> str:
         "You drive a web browser with tools to reach the user's goal.",
         "Each page comes as an outline; what you can act on has an id in brackets: pass it",
         "as `ref`. Every action answers with its effect (what the browser saw change).",
-        "Put several actions on one page in a `batch`. Check the page shows the result, then",
-        "call `done` (with `answer` when the goal asks a question).",
+        "After an action you may get only what changed (`+` added, `-` removed, `~` changed)",
+        "instead of the whole page again. A page read off a screenshot comes as that picture",
+        "with a numbered badge on each element and a legend of them: pass the badge's number",
+        "as `ref`. Put several actions on one page in a `batch`. Check the page shows the",
+        "result, then call `done` (with `answer` when the goal asks a question). Older pages",
+        "are dropped from the conversation (`(page dropped)`): read the latest one.",
+        RULE,
     ]
     if skills:
         lines += ["", "Skills (read one with load_skill(name) when it helps):", skills]
@@ -87,12 +104,15 @@ class Context:
         return sum(self._tokens)
 
     def add(self, message: Message, *, observation: bool = False) -> None:
-        """Append ``message``; with ``observation`` (it holds the page now), every earlier
-        message holding one collapses to its stub. Raises ContextOverflow past the budget."""
+        """Append ``message``; with ``observation`` (it holds the whole page now), every
+        earlier message holding a page or a change of it collapses to its stub, its images
+        going too. A change (:meth:`delta`) is added without ``observation``: it stays until
+        the next whole page, since it reads only on top of the page before it. Raises
+        ContextOverflow past the budget."""
         if observation:
             for i, old in enumerate(self._messages):
                 if old.stub is not None:
-                    self._messages[i] = replace(old, content=old.stub, stub=None)
+                    self._messages[i] = replace(old, content=old.stub, stub=None, images=())
                     self._tokens[i] = self._messages[i].tokens
         self._messages.append(message)
         self._tokens.append(message.tokens)
@@ -109,24 +129,68 @@ class Context:
         lead: str,
         page: str,
         *,
-        url: str,
-        elements: int,
         role: Role = "user",
-        kept: str | None = None,
+        brief: str | None = None,
         **extra: Any,
     ) -> Message:
         """A message holding the page now after ``lead`` (the goal, an effect), whose stub
-        keeps ``lead`` (or ``kept`` in its place, when the lead is itself a reading of the
-        page) and drops the page."""
+        keeps ``brief`` (default ``lead``: an effect's headlines, say) and drops the page.
+        ``page`` came from the page, so it goes inside the untrusted-content markers
+        (``lead`` is the caller's to wrap)."""
         return Message(
             role=role,
-            content=f"{lead}\n\npage now:\n{page}",
-            stub=f"{lead if kept is None else kept}\n\n"
-            f"(page {url}: {elements} elements; outline dropped, newer below)",
+            content=f"{lead}\n\n{FULL}\n{untrusted(page)}",
+            stub=f"{brief or lead}\n(page dropped)",
+            **extra,
+        )
+
+    def delta(
+        self,
+        lead: str,
+        changes: str,
+        *,
+        role: Role = "user",
+        brief: str | None = None,
+        **extra: Any,
+    ) -> Message:
+        """A message holding what changed on the page since the one before it (a delta
+        observation); its stub keeps ``brief`` (default ``lead``) once a whole page arrives."""
+        return Message(
+            role=role,
+            content=f"{lead}\n\n{DELTA}\n{untrusted(changes)}",
+            stub=f"{brief or lead}\n(change dropped)",
             **extra,
         )
 
 
+FULL = "page now:"
+"""What leads a whole page in a message."""
+DELTA = "what changed on the page (the rest is as before):"
+"""What leads a change of the page in a message."""
+
+
+_KEPT_DETAILS = ("url:", "value ", "new tab", "download:", "dialog ")
+
+
+def effect_brief(text: str) -> str:
+    """What an action's answer keeps once its page is dropped: each action's headline
+    (``click [9] -> navigation``) and the details a later step may need (where it went, what
+    was typed, tabs, downloads, dialogs), not the list of elements that changed."""
+    kept = [
+        line
+        for line in text.splitlines()
+        if not line.startswith(" ")  # a headline
+        or (line.startswith("  ") and line[2:].startswith(_KEPT_DETAILS))
+    ]
+    return "\n".join(kept)
+
+
 def collapsed(messages: Sequence[Message]) -> int:
-    """How many of ``messages`` hold a full observation (1 in a well-kept context)."""
+    """How many of ``messages`` still hold a page or a change of it (a whole page and the
+    changes since: 1 and up)."""
     return sum(1 for m in messages if m.stub is not None)
+
+
+def whole_pages(messages: Sequence[Message]) -> int:
+    """How many of ``messages`` hold a whole page (1 in a well-kept context)."""
+    return sum(1 for m in messages if m.stub is not None and f"\n{FULL}\n" in m.content)

@@ -29,11 +29,15 @@ PlannerStop = Literal[
     "target_ambiguous",
     "no_effect",
     "step_failed",
+    "model_invalid",
+    "model_no_tool_call",
 ]
 """Why a planner may stop a run: it cannot go on, or a person must decide (a risky step). The
 steps planner says more precisely why a script could not go on: an ``expect`` (or a ``wait
 for``) that failed, a target no element matches or two match too closely to tell apart, a
-click that changed nothing, a step whose action failed."""
+click that changed nothing, a step whose action failed. A model planner stops when the
+model's tool calls stayed invalid after the retries it was given (``model_invalid``) or when
+it answered in words without calling a tool twice in a row (``model_no_tool_call``)."""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -251,6 +251,7 @@ class AsyncAgent:
             history=tuple(history),
             tools=self._registry.specs(),
             skills=self._skills.catalog(),
+            legend=self._secrets.mask(obs.text("legend")) if obs.mode == "vision" else None,
             shoot=shoot,
         )
 

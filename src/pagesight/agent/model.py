@@ -2,23 +2,38 @@
 
 :class:`ModelPlanner` keeps a :class:`~pagesight.agent.context.Context`, shows the model the
 registry's tools (their schemas, as the registry derives them), and turns its tool calls into
-Decisions: one call an Action, several a Batch, ``done`` a Done, none a Stop. Providers
-(OpenAI-compatible servers, Anthropic) implement :class:`Model`; :class:`ScriptedModel`
-plays a script instead, so a planner's context can be tested with no network — in the spirit
-of httpx's MockTransport and pydantic-ai's TestModel.
+Decisions: one call an Action, several a Batch, ``done`` a Done. Every call is checked
+against its tool's own pydantic model (:mod:`pagesight.agent.toolcheck`) before it becomes a
+Decision; a call written as text is recovered when unambiguous
+(:mod:`pagesight.agent.textcalls`). Providers (OpenAI-compatible servers, Anthropic)
+implement :class:`Model`; :class:`ScriptedModel` plays a script instead, so a planner's
+context can be tested with no network — in the spirit of httpx's MockTransport and
+pydantic-ai's TestModel.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
-from pagesight.agent.context import DEFAULT_BUDGET, Context, Message, ToolCall, system_prompt
+from pagesight.agent.context import (
+    DEFAULT_BUDGET,
+    Context,
+    Message,
+    ToolCall,
+    effect_brief,
+    system_prompt,
+)
 from pagesight.agent.decision import Action, Batch, Decision, Done, Stop, Usage
 from pagesight.agent.registry import ToolSpec
 from pagesight.agent.state import CallRecord, State
+from pagesight.agent.textcalls import read_calls
+from pagesight.agent.toolcheck import check_calls
+from pagesight.agent.untrusted import untrusted
+from pagesight.errors import InvalidOption
+from pagesight.observe.tokens import count_tokens
 
 _ids = itertools.count(1)
 
@@ -39,9 +54,7 @@ class ModelReply:
     def to_dict(self) -> dict[str, Any]:
         return {
             "text": self.text,
-            "tool_calls": [
-                {"id": c.id, "name": c.name, "arguments": c.arguments} for c in self.tool_calls
-            ],
+            "tool_calls": [_call_dict(c) for c in self.tool_calls],
         }
 
 
@@ -72,77 +85,195 @@ class ScriptedModel:
         return item(messages) if callable(item) else item
 
 
-class ModelPlanner:
-    """Decides by asking ``model``, keeping one full observation in its context."""
+DEFAULT_RETRIES = 2
+"""How many times a model whose tool calls were refused is told why and asked again."""
 
-    def __init__(self, model: Model, *, budget: int = DEFAULT_BUDGET) -> None:
+_NUDGE = (
+    "(no tool was called) Answer by calling one of the tools. When the page shows the goal "
+    "is reached, call `done` (with `answer` when the goal asks a question)."
+)
+_IN_BATCH = "(ran in one batch with the calls after it: the answer is with the last call)"
+_VISION = (
+    "(the page is read off the screenshot attached: each element has a numbered badge, and "
+    "the legend below lists them; pass a badge's number as `ref`)"
+)
+
+
+class ModelPlanner:
+    """Decides by asking ``model``, keeping one whole observation in its context.
+
+    After an action the model is shown what changed (the delta) instead of the whole page
+    when that is smaller, the whole page staying in the context until a newer one replaces
+    it; ``deltas=False`` shows the whole page every time. A tool call that names no tool or
+    whose arguments do not fit its schema is answered with the error and the model asked
+    again, up to ``retries`` times (then Stop ``model_invalid``); words with no tool call
+    twice in a row stop with ``model_no_tool_call``.
+    """
+
+    def __init__(
+        self,
+        model: Model,
+        *,
+        budget: int = DEFAULT_BUDGET,
+        retries: int = DEFAULT_RETRIES,
+        deltas: bool = True,
+    ) -> None:
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise InvalidOption("budget", f"budget must be a positive int, not {budget!r}")
+        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+            raise InvalidOption("retries", f"retries must be an int of 0 or more, not {retries!r}")
+        if not isinstance(deltas, bool):
+            raise InvalidOption("deltas", f"deltas must be True or False, not {deltas!r}")
         self._model = model
         self._budget = budget
+        self._retries = retries
+        self._deltas = deltas
         self._context: Context | None = None
         self._pending: tuple[ToolCall, ...] = ()
+        self._delta_tokens = 0
+        """Tokens of the changes shown since the last whole page."""
+        self._shown_mode: str | None = None
+        """How the last whole page was read (``cdp``, ``vision``): a change reads on top of
+        a page read the same way only."""
 
     @property
     def context(self) -> Context | None:
         """The messages so far (``None`` before the first decision)."""
         return self._context
 
+    def make_context(self, system: str) -> Context:
+        """The context a run starts with (a subclass may keep more, to measure against)."""
+        return Context(system=system, budget=self._budget)
+
     async def decide(self, state: State) -> Decision:
         context = self._context
         if context is None or state.step == 1:
-            context = self._context = Context(
-                system=system_prompt(state.skills), budget=self._budget
-            )
+            context = self._context = self.make_context(system_prompt(state.skills))
             goal = f"goal: {state.goal}" if state.goal else "goal: (none given)"
-            context.add(
-                context.observation(
-                    goal, state.text, url=state.url, elements=len(state.observation.elements)
-                ),
-                observation=True,
-            )
+            context.add(await self._whole(context, goal, state), observation=True)
         else:
-            self._answer_calls(context, state)
-        reply = await self._model.complete(context.messages, state.tools)
-        context.add(
-            Message(role="assistant", content=reply.text or "", tool_calls=reply.tool_calls)
-        )
-        self._pending = reply.tool_calls
-        return _decision(reply)
+            await self._answer_calls(context, state)
+        return await self._ask(context, state)
 
-    def _answer_calls(self, context: Context, state: State) -> None:
-        """Answer the tool calls of the last reply with their results, the page now after
-        the last one."""
+    async def _ask(self, context: Context, state: State) -> Decision:
+        """Ask the model until its reply holds valid tool calls, or the retries are spent."""
+        names = {t.name for t in state.tools}
+        replies: list[dict[str, Any]] = []
+        usage: Usage | None = None
+        refused = words = 0
+        while True:
+            reply = await self._model.complete(context.messages, state.tools)
+            if reply.usage is not None:  # every call of the decision costs, refused or not
+                usage = reply.usage if usage is None else usage + reply.usage
+            replies.append(reply.to_dict())
+            calls, problem = _with_ids(reply.tool_calls), None
+            if not calls and reply.text:
+                written = read_calls(reply.text, names)
+                if written is not None:
+                    calls = tuple(
+                        ToolCall(id=f"text_{next(_ids)}", name=c.name, arguments=c.arguments)
+                        for c in written.calls
+                    )
+                    problem = written.problem
+                    replies[-1]["written_calls"] = [_call_dict(c) for c in calls]
+            said = Message(role="assistant", content=reply.text or "", tool_calls=calls)
+            if problem is None and not calls:
+                words += 1
+                context.add(said)
+                if words >= 2:
+                    text = " ".join((reply.text or "").split())
+                    return Stop(
+                        reason="model_no_tool_call",
+                        message=(
+                            "the model answered in words twice in a row without calling a "
+                            f"tool: {text[:200]!r}"
+                        ),
+                        raw=_raw(replies),
+                        usage=usage,
+                    )
+                context.add(Message(role="user", content=_NUDGE))
+                continue
+            words = 0
+            checked = check_calls(calls, state.tools) if problem is None else None
+            if checked is not None and checked.ok:
+                context.add(replace(said, tool_calls=checked.calls))
+                self._pending = checked.calls
+                return _decision(checked.calls, raw=_raw(replies), usage=usage)
+            refused += 1
+            context.add(said)
+            if checked is None:
+                context.add(Message(role="user", content=f"error (invalid_tool_call): {problem}"))
+                why = problem or ""
+            else:
+                for call, error in zip(calls, checked.errors, strict=True):
+                    answer = error or "not run: another call of this reply was refused"
+                    context.add(Message(role="tool", content=answer, tool_call_id=call.id))
+                why = "; ".join(e for e in checked.errors if e)
+            if refused > self._retries:
+                return Stop(
+                    reason="model_invalid",
+                    message=(
+                        f"the model's tool calls were refused {refused} times in a row; "
+                        f"the last: {why}"
+                    ),
+                    raw=_raw(replies),
+                    usage=usage,
+                )
+
+    async def _answer_calls(self, context: Context, state: State) -> None:
+        """Answer the tool calls of the last reply with their results, the page now (or
+        what changed on it) after the last one."""
         calls = self._pending
         last = state.history[-1] if state.history else None
-        text = "\n".join(c.text for c in last.calls) if last is not None else ""
+        results = "\n".join(c.text for c in last.calls) if last is not None else ""
+        lead = untrusted(results) if results else "(no result)"
+        brief = untrusted(effect_brief(results)) if results else None
         # A call that read the page (observe, page_perceive) answered with the page itself:
         # its stub keeps the call, not that copy, or each read would stay in the context.
         reads = [c for c in last.calls if _read_the_page(c)] if last is not None else []
-        kept = "\n".join(f"{c.tool} read the page" for c in reads) if reads else None
-        for i, call in enumerate(calls):
-            lead = text if i == 0 else "(ran in the same batch as the call before)"
-            if i < len(calls) - 1:
-                context.add(Message(role="tool", content=lead, tool_call_id=call.id))
-            else:
-                message = context.observation(
-                    lead,
-                    state.text,
-                    url=state.url,
-                    elements=len(state.observation.elements),
-                    role="tool",
-                    tool_call_id=call.id,
-                    kept=kept if i == 0 else None,
-                )
-                context.add(message, observation=True)
-        if not calls:  # the model answered in words last time: show it the page again
-            context.add(
-                context.observation(
-                    "(no tool was called)",
-                    state.text,
-                    url=state.url,
-                    elements=len(state.observation.elements),
-                ),
-                observation=True,
+        if reads:
+            brief = "\n".join(f"{c.tool} read the page" for c in reads)
+        if not calls:  # nothing was called (a planner run resumed): show the page again
+            message = await self._whole(context, "(no tool was called)", state)
+            context.add(message, observation=True)
+            return
+        for call in calls[:-1]:  # a batch: one answer for all, with the last call
+            context.add(Message(role="tool", content=_IN_BATCH, tool_call_id=call.id))
+        call = calls[-1]
+        if not reads and self._shows_delta(state):  # a reading is a whole page: no delta
+            assert state.delta is not None
+            self._delta_tokens += count_tokens(state.delta)
+            message = context.delta(
+                lead, state.delta, role="tool", tool_call_id=call.id, brief=brief
             )
+            context.add(message)
+        else:
+            message = await self._whole(
+                context, lead, state, role="tool", tool_call_id=call.id, brief=brief
+            )
+            context.add(message, observation=True)
+
+    def _shows_delta(self, state: State) -> bool:
+        """Whether what changed is worth showing instead of the page: it is a change of the
+        same document, read from the DOM, and it (with the changes shown since the last
+        whole page, which it reads on top of) is smaller than the page."""
+        mode = state.observation.mode
+        if not self._deltas or state.delta is None or mode == "vision" or mode != self._shown_mode:
+            return False
+        return self._delta_tokens + count_tokens(state.delta) < count_tokens(state.text)
+
+    async def _whole(self, context: Context, lead: str, state: State, **extra: Any) -> Message:
+        """The whole page after ``lead``: the outline, or, once the page is read off a
+        screenshot, the set-of-marks picture with its legend."""
+        self._delta_tokens = 0
+        self._shown_mode = state.observation.mode
+        page = state.text
+        images: tuple[bytes, ...] = ()
+        if state.observation.mode == "vision" and state.legend is not None:
+            lead, page = f"{lead}\n\n{_VISION}", state.legend
+            if state.shoot is not None:
+                images = (await state.screenshot(marks=True),)
+        return context.observation(lead, page, images=images, **extra)
 
 
 def _read_the_page(call: CallRecord) -> bool:
@@ -152,28 +283,38 @@ def _read_the_page(call: CallRecord) -> bool:
     return call.error is None and {"url", "mode", "tokens", "elements"} <= call.value.keys()
 
 
-def _decision(reply: ModelReply) -> Decision:
-    raw, usage = reply.to_dict(), reply.usage
-    calls = reply.tool_calls
-    if not calls:
-        return Stop(message=reply.text or "the model called no tool", raw=raw, usage=usage)
+def _with_ids(calls: tuple[ToolCall, ...]) -> tuple[ToolCall, ...]:
+    """``calls`` each with an id of its own, to answer it by (some local servers send none,
+    or the same one twice)."""
+    ids = [c.id for c in calls]
+    if all(ids) and len(set(ids)) == len(ids):
+        return calls
+    return tuple(replace(c, id=f"call_{next(_ids)}") for c in calls)
+
+
+def _decision(calls: tuple[ToolCall, ...], *, raw: Any, usage: Usage | None) -> Decision:
     done = next((c for c in calls if c.name == "done"), None)
-    if done is not None:
+    if done is not None:  # checked: done comes alone
         answer = done.arguments.get("answer")
         return Done(answer=answer if isinstance(answer, str) else None, raw=raw, usage=usage)
     actions = tuple(
         Action(tool=c.name, arguments=dict(c.arguments), id=c.id, label=_words(c)) for c in calls
     )
     if len(actions) == 1:
-        return Action(
-            tool=actions[0].tool,
-            arguments=actions[0].arguments,
-            id=actions[0].id,
-            label=actions[0].label,
-            raw=raw,
-            usage=usage,
-        )
+        return replace(actions[0], raw=raw, usage=usage)
     return Batch(actions=actions, raw=raw, usage=usage)
+
+
+def _raw(replies: list[dict[str, Any]]) -> dict[str, Any]:
+    """The reply the decision came from, with the ones refused before it (``retried``)."""
+    last = dict(replies[-1])
+    if len(replies) > 1:
+        last["retried"] = replies[:-1]
+    return last
+
+
+def _call_dict(call: ToolCall) -> dict[str, Any]:
+    return {"id": call.id, "name": call.name, "arguments": call.arguments}
 
 
 def _words(call: ToolCall) -> str | None:

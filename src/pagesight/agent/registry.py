@@ -23,7 +23,7 @@ import pkgutil
 import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -44,6 +44,10 @@ class ToolSpec:
     name: str
     description: str
     input_schema: dict[str, Any]
+    arguments: type[pydantic.BaseModel] | None = field(default=None, compare=False, repr=False)
+    """The pydantic model the schema was derived from: a planner checks a model's call with
+    it before the call becomes a Decision (``None``: a spec made by hand, checked only when
+    the tool runs)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -102,7 +106,12 @@ class ToolRegistry:
     def specs(self) -> tuple[ToolSpec, ...]:
         """Every tool's name, description and input schema."""
         return tuple(
-            ToolSpec(name=t.name, description=t.description, input_schema=t.input_schema)
+            ToolSpec(
+                name=t.name,
+                description=t.description,
+                input_schema=t.input_schema,
+                arguments=t.arguments,
+            )
             for t in self
         )
 

@@ -24,13 +24,17 @@ StopReason = Literal[
     "target_ambiguous",
     "no_effect",
     "step_failed",
+    "model_invalid",
+    "model_no_tool_call",
 ]
 """Why a run ended: the goal was reached (``done``); ``max_steps`` decisions were made; the
 same kind of error three steps in a row (``repeated_errors``); the planner gave up
 (``planner_stopped``) or asked for a person (``needs_person``); a model's context outgrew
 its token budget (``context_overflow``); and the steps planner's own stops (see
 :data:`~pagesight.agent.decision.PlannerStop`): ``expect_failed``, ``target_not_found``,
-``target_ambiguous``, ``no_effect``, ``step_failed``."""
+``target_ambiguous``, ``no_effect``, ``step_failed``; and the model planner's:
+``model_invalid`` (its tool calls stayed invalid after the retries), ``model_no_tool_call``
+(it answered in words, twice in a row)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -121,6 +125,10 @@ class State:
     tools: tuple[ToolSpec, ...]
     skills: str
     """The skill catalog (``- name: description`` lines) for the system prompt."""
+    legend: str | None = None
+    """When the page was read off a screenshot (``observation.mode == "vision"``): one line
+    per element, the key to the badges of :meth:`screenshot` with ``marks`` (secrets
+    masked)."""
     shoot: Callable[[bool], Awaitable[bytes]] | None = field(
         default=None, repr=False, compare=False
     )
