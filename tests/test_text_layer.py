@@ -14,6 +14,7 @@ import sys
 import textwrap
 import threading
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -290,21 +291,83 @@ class _Cp1252Page(BaseHTTPRequestHandler):
         pass
 
 
-def test_the_charset_the_server_names_decodes_the_page() -> None:
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Cp1252Page)
+@contextmanager
+def _serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A one-handler HTTP server on 127.0.0.1 (for headers the static server never sends);
+    its URL."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd.daemon_threads = True
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
     thread.start()
     try:
-        model = _reader(
-            "Caf\u00e9 Lumi\u00e8re is open Mon\u2013Fri", "Mon\u2013Fri 08:00\u201318:00"
-        )
-        url = f"http://127.0.0.1:{httpd.server_address[1]}/"
-        found = _answer(url, "When is the caf\u00e9 open?", model)
+        yield f"http://127.0.0.1:{httpd.server_address[1]}/"
     finally:
         httpd.shutdown()
         httpd.server_close()
         thread.join(timeout=5)
+
+
+def test_the_charset_the_server_names_decodes_the_page() -> None:
+    model = _reader("Caf\u00e9 Lumi\u00e8re is open Mon\u2013Fri", "Mon\u2013Fri 08:00\u201318:00")
+    with _serving(_Cp1252Page) as url:
+        found = _answer(url, "When is the caf\u00e9 open?", model)
     assert found is not None and found.answer == "Mon\u2013Fri 08:00\u201318:00"
+
+
+class _Untyped(BaseHTTPRequestHandler):
+    """Answers with no Content-Type at all: ``/page`` an HTML document, ``/notes`` plain
+    text."""
+
+    def do_GET(self) -> None:
+        body = (
+            b"<!DOCTYPE html><html><body><p>Parking is free after 18:00.</p></body></html>"
+            if self.path == "/page"
+            else b"Parking is free after 18:00."
+        )
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_a_page_with_no_content_type_is_read_only_when_it_is_html() -> None:
+    with _serving(_Untyped) as url:
+        model = _reader("free after 18:00", "after 18:00")
+        found = _answer(url + "page", "When is parking free?", model)
+        assert found is not None and found.answer == "after 18:00"
+        model = _reader("free after 18:00", "after 18:00")
+        assert _answer(url + "notes", "When is parking free?", model) is None
+        assert model.requests == []
+
+
+class _Stalled(BaseHTTPRequestHandler):
+    """Sends the headers and half a page, then nothing until the test lets it go."""
+
+    release = threading.Event()
+
+    def do_GET(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.end_headers()
+        self.wfile.write(b"<!doctype html><html><body><p>Refunds within 30")
+        self.wfile.flush()
+        self.release.wait(30)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def test_a_page_that_stops_sending_times_out_to_the_browser() -> None:
+    model = _reader("30", "30 days")
+    with _serving(_Stalled) as url:
+        try:
+            assert _answer(url, "What is the refund window?", model, timeout=0.5) is None
+        finally:
+            _Stalled.release.set()
+    assert model.requests == []
 
 
 @pytest.fixture(scope="module")

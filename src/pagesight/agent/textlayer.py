@@ -299,6 +299,8 @@ async def _fetch(url: str, timeout: float) -> tuple[str, str | bytes] | None:
         if not response.is_success:
             return None
         kind, charset = _content_type(response.headers.get("content-type", ""))
+        if kind and kind not in _HTML_TYPES:
+            return None  # a PDF, an image, JSON: left unread
         chunks: list[bytes] = []
         size = 0
         async for chunk in response.aiter_bytes():
@@ -306,9 +308,8 @@ async def _fetch(url: str, timeout: float) -> tuple[str, str | bytes] | None:
             size += len(chunk)
             if size >= MAX_BYTES:
                 break
+        # With no Content-Type at all, trafilatura tells: it finds no text in what is not HTML.
         data = b"".join(chunks)
-        if kind not in _HTML_TYPES and not (not kind and _looks_like_html(data)):
-            return None
         final = str(response.url)
     if charset:
         try:
@@ -324,11 +325,6 @@ def _content_type(value: str) -> tuple[str, str | None]:
     kind = header.get_content_type() if value else ""
     charset = header.get_param("charset")
     return kind, charset if isinstance(charset, str) else None
-
-
-def _looks_like_html(data: bytes) -> bool:
-    head = data[:512].lstrip().lower()
-    return head.startswith((b"<!doctype html", b"<html"))
 
 
 def _extract(html: str | bytes, url: str) -> tuple[str | None, str, Extractor]:
