@@ -213,6 +213,9 @@ def test_bad_options_are_refused_before_any_fetch(server: StaticServer) -> None:
         assert refused.value.option == name
     with pytest.raises(InvalidOption):
         asyncio.run(read_page(url, timeout=-1))
+    with pytest.raises(InvalidOption) as refused:
+        asyncio.run(read_page(Path("refunds.html")))  # type: ignore[arg-type]
+    assert refused.value.option == "url"
 
 
 def test_the_record_of_a_text_answer_says_layer_text(server: StaticServer, tmp_path: Path) -> None:

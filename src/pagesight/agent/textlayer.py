@@ -22,6 +22,7 @@ returns ``None`` and writes nothing: the browser run takes the goal from the sta
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -146,6 +147,8 @@ async def read_page(
     browser: not http(s), an error status, a failed connection or a timeout, not HTML, or no
     text at all."""
     _check_options(timeout, max_chars)
+    if not isinstance(url, str):
+        raise InvalidOption("url", f"url must be an http(s) URL string, not {url!r}")
     if not url.lower().startswith(("http://", "https://")):
         return None
     try:
@@ -155,7 +158,8 @@ async def read_page(
     if fetched is None:
         return None
     final_url, html = fetched
-    title, text, extractor = _extract(html, final_url)
+    # trafilatura takes a few hundred milliseconds on a long page: off the event loop.
+    title, text, extractor = await asyncio.to_thread(_extract, html, final_url)
     if not text.strip():
         return None
     truncated = len(text) > max_chars
