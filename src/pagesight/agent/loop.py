@@ -33,7 +33,14 @@ from pagesight.agent.registry import ToolRegistry
 from pagesight.agent.secrets import Secrets, black_out
 from pagesight.agent.session import Session
 from pagesight.agent.skills import Skills
-from pagesight.agent.state import CallRecord, RunResult, State, StepRecord, StopReason
+from pagesight.agent.state import (
+    CallRecord,
+    Layer,
+    RunResult,
+    State,
+    StepRecord,
+    StopReason,
+)
 from pagesight.agent.tool import ToolResult
 from pagesight.errors import ContextOverflow, InvalidOption
 from pagesight.observe import passes
@@ -211,6 +218,9 @@ class AsyncAgent:
         final = unchanged if unchanged is not None else await self._shot(session, session.latest)
         recorder.screenshot(FINAL_SHOT, final)
         usages = [s.decision.usage for s in history if s.decision.usage is not None]
+        # The record says which layer answered: vision when the page was last read from the
+        # screen (the DOM offered nothing), else the DOM.
+        layer: Layer = "vision" if session.latest and session.latest.mode == "vision" else "dom"
         return RunResult(
             goal=goal,
             stop_reason=reason,
@@ -223,6 +233,7 @@ class AsyncAgent:
             seconds=time.monotonic() - started,
             folder=recorder.folder,
             usage=sum(usages[1:], usages[0]) if usages else None,
+            layer=layer,
         )
 
     def _state(

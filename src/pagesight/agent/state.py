@@ -68,7 +68,8 @@ class StepRecord:
     number: int
     url: str
     mode: str
-    """How the page was read: ``cdp``, ``evaluate`` or ``vision``."""
+    """How the page was read: ``cdp``, ``evaluate`` or ``vision`` — or ``text``: fetched
+    and its text extracted, with no browser (the text layer)."""
     tokens: int
     """Tokens of the observation the planner was shown."""
     decision: Decision
@@ -101,6 +102,12 @@ class StepRecord:
             },
             "screenshot": self.screenshot.name if self.screenshot is not None else None,
         }
+
+
+Layer = Literal["text", "dom", "vision"]
+"""Which layer of the cascade answered: the page's text with no browser (``text``, see
+:mod:`pagesight.agent.textlayer`), the browser reading the DOM (``dom``), or the browser
+reading the screen when the DOM offered nothing (``vision``: the run's last observation)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -163,6 +170,8 @@ class RunResult:
     """Where its records are (``run.jsonl``, ``summary.json``, ``report.html``, …)."""
     usage: Usage | None = None
     """A model's tokens and cost, summed over the decisions that reported any."""
+    layer: Layer = "dom"
+    """Which layer of the cascade ended the run (see :data:`Layer`)."""
 
     @property
     def reached(self) -> bool:
@@ -175,6 +184,7 @@ class RunResult:
             "goal": self.goal,
             "stop_reason": self.stop_reason,
             "reached": self.reached,
+            "layer": self.layer,
             "message": self.message,
             "answer": self.answer,
             "steps": len(self.steps),
