@@ -24,16 +24,18 @@ from pagesight.errors import InvalidOption
 PlannerStop = Literal[
     "planner_stopped",
     "needs_person",
+    "uncertain",
     "expect_failed",
     "target_not_found",
     "target_ambiguous",
     "no_effect",
     "step_failed",
 ]
-"""Why a planner may stop a run: it cannot go on, or a person must decide (a risky step). The
-steps planner says more precisely why a script could not go on: an ``expect`` (or a ``wait
-for``) that failed, a target no element matches or two match too closely to tell apart, a
-click that changed nothing, a step whose action failed."""
+"""Why a planner may stop a run: it cannot go on, a person must decide (a risky step), or no
+answer was sure enough to act on (``uncertain``: the decisions planner stops rather than
+guess). The steps planner says more precisely why a script could not go on: an ``expect``
+(or a ``wait for``) that failed, a target no element matches or two match too closely to
+tell apart, a click that changed nothing, a step whose action failed."""
 
 
 @dataclass(frozen=True, kw_only=True)
