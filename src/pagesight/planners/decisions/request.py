@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from pagesight.agent.state import State
 from pagesight.agent.untrusted import untrusted
-from pagesight.observe.observation import Element, Observation
+from pagesight.observe.observation import DATE_ROLES, Element, Observation
 from pagesight.planners.decisions.api import MAX_OPTIONS, Question
 from pagesight.planners.decisions.policy import NONE, Handling
 from pagesight.vision.marks import marks_for
@@ -29,7 +29,7 @@ RISK_LEVELS = (
     "payment, purchase or deletion",
 )
 
-_TEXT_ROLES = frozenset({"textbox", "searchbox", "spinbutton"})
+_TEXT_ROLES = frozenset({"textbox", "searchbox", "spinbutton", *DATE_ROLES})
 _QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|「([^」]+)」')
 
 
@@ -61,10 +61,12 @@ def quoted_values(goal: str | None) -> tuple[str, ...]:
 
 
 def handling(el: Element) -> Handling:
-    """How a badge is acted on: a select is chosen from, a text field typed into."""
-    if el.options and ("select" in el.actions or el.role in ("combobox", "listbox")):
+    """How a badge is acted on: a select (its options listed) is chosen from, a text or date
+    field typed into, anything else clicked (an ARIA combobox without listed options opens
+    on a click)."""
+    if el.options and "select" in el.actions:
         return "choose"
-    if el.role in _TEXT_ROLES or (el.role == "combobox" and "input" in el.actions):
+    if el.role in _TEXT_ROLES and "input" in el.actions:
         return "type"
     return "click"
 
