@@ -160,3 +160,32 @@ def test_a_page_with_more_than_255_marks_is_split_into_groups_not_truncated(
     assert final.badge("Seat 280", "button") in final.options("next_action")
     raw = result.steps[0].decision.raw
     assert raw["badges"] == 300 and [len(g["badges"]) for g in raw["split"]] == [254, 46]
+
+
+def test_a_blocking_banner_is_dismissed_then_the_task_goes_on_and_secrets_stay_home(
+    browser: Browser, server: Any, tmp_path: Path
+) -> None:
+    def answer(request: DecisionsRequest) -> Any:
+        calm = {"goal_reached": 0.02, "risk": 0, "target_visible": 0.9}
+        if 'button "Subscribe"' in request.texts[1]:  # the last action subscribed
+            return {**calm, "goal_reached": 0.95, "blocked": 0.01}
+        if 'button "Accept all"' in request.legend:  # the banner is up
+            accept = request.badge("Accept all", "button")
+            return {**calm, "blocked": 0.93, "dismiss": accept}
+        return {**calm, "blocked": 0.02, "next_action": request.badge("Subscribe", "button")}
+
+    with FakeDecisionsServer([answer] * 5, api_key=KEY) as fake:
+        planner = DecisionsPlanner.from_env(api_key=KEY, base_url=fake.base_url)
+        agent = Agent(browser, planner, out=tmp_path / "run", secrets={"TOKEN": "s3cr3t-value"})
+        result = agent.run(server.url("decisions-banner.html"), goal="subscribe")
+        page = agent.page.playwright  # type: ignore[union-attr]
+        state = page.evaluate("[!!window.subscribed, !!document.getElementById('cookies')]")
+        sent = list(fake.requests)
+    assert result.stop_reason == "done", result.message
+    assert state == [True, False]  # subscribed, and the banner is gone
+    first = result.steps[0].decision
+    assert first.label is not None and first.label.startswith("click [")
+    assert 'button "Accept all"' in first.label and "dismiss 0.90" in first.label
+    # The page shows a secret in a field: the legend says {{TOKEN}}, never the value.
+    assert all("s3cr3t-value" not in json.dumps(r.body) for r in sent)
+    assert '"API token": {{TOKEN}}' in sent[0].texts[2]

@@ -141,15 +141,19 @@ class DecisionsRequest:
         return list((self.questions.get(question) or {}).get("criteria") or {})
 
     def badge(self, name: str, role: str | None = None) -> str:
-        """The badge of the element named ``name`` (and of ``role``) in the legend pagesight's
-        decisions planner sends (lines ``[12] button "Save"``); AssertionError if none."""
+        """The badge of the element named ``name`` (and of ``role``) in :attr:`legend`
+        (``[12] button "Save"``, as the outline writes an element); AssertionError if none."""
         who = re.escape(role) if role else r"\S+"
-        line = re.compile(rf'^\[(\d+)\] {who} ~?"{re.escape(name)}"', re.MULTILINE)
-        for text in self.texts:
-            found = line.search(text)
-            if found:
-                return found.group(1)
-        raise AssertionError(f"no badge named {name!r} in the request's legend:\n{self.texts}")
+        found = re.search(rf'\[(\d+)\] {who} ~?"{re.escape(name)}"', self.legend)
+        if found is None:
+            raise AssertionError(f"no badge named {name!r} in the request's legend:\n{self.legend}")
+        return found.group(1)
+
+    @property
+    def legend(self) -> str:
+        """The last text of ``state``: where pagesight's decisions planner puts the legend of
+        the badges (the outline lines that hold them)."""
+        return self.texts[-1] if self.texts else ""
 
 
 class FakeDecisionsServer:
@@ -248,7 +252,11 @@ class FakeDecisionsServer:
             return _error(500, "the fake's script has no more replies", request_id)
         item = self.script[index]
         if callable(item):
-            item = item(recorded)
+            try:
+                item = item(recorded)
+            except Exception as exc:  # noqa: BLE001 - a test's script failed: say so, loudly
+                message = f"the fake's script raised {type(exc).__name__}: {exc}"
+                return _error(500, message, request_id)
         return await self._play(item, recorded, request_id)
 
     async def _play(self, item: Item, request: DecisionsRequest, request_id: str) -> Response:

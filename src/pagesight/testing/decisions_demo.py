@@ -38,11 +38,11 @@ def orbit_script(steps: int = 20) -> list[Any]:
 
 def orbit_answers(request: DecisionsRequest) -> Item:
     """What a capable model answers to one request of the Orbit CRM task."""
-    text = "\n".join(request.texts)
+    text, last = request.legend, request.texts[1] if len(request.texts) > 1 else ""
     calm = {"blocked": 0.02, "dismiss": "none"}
     if "value" in request.questions:
         calm["value"] = "none"
-    if re.search(r'last action: .*click \[\d+\] button "Save"', text, re.DOTALL):
+    if re.search(r'click \[\d+\] button "Save"', last):
         return {**calm, "goal_reached": 0.97, "risk": READ_ONLY, "target_visible": 0.9}
     step: dict[str, Any] = {**calm, "goal_reached": 0.02, "target_visible": 0.95}
     if 'page "Edit contact: Alice Chen' in text:  # the edit form
@@ -67,7 +67,9 @@ def orbit_answers(request: DecisionsRequest) -> Item:
 
 def _field(text: str, role: str, name: str) -> tuple[str, str] | None:
     """The badge and the value of a field in the legend."""
-    found = re.search(rf'^\[(\d+)\] {role} "{re.escape(name)}"(?:: (.*?))?(?:  |$)', text, re.M)
+    found = re.search(
+        rf'\[(\d+)\] {role} "{re.escape(name)}"(?:: (.*?))?(?= \[| options=| / |$)', text, re.M
+    )
     return (found.group(1), found.group(2) or "") if found else None
 
 

@@ -21,7 +21,7 @@ from typing import Any
 from pagesight.agent.decision import Action, Decision, Usage
 from pagesight.agent.state import State
 from pagesight.errors import InvalidOption
-from pagesight.observe.observation import Element, Observation
+from pagesight.observe.observation import Element
 from pagesight.planners.decisions import request
 from pagesight.planners.decisions.api import (
     MAX_TILES,
@@ -92,12 +92,12 @@ class DecisionsPlanner:
         if len(groups) > 1:  # more badges than a choice may offer: a round per group first
             finalists = []
             for group in groups:
-                reply = await self._ask(state, obs, lead, group, request.group_questions(group))
+                reply = await self._ask(state, lead, group, request.group_questions(group))
                 usage += _usage(reply)
                 replies.append(_record(reply, group))
                 finalists += _winners(reply, group)
         questions = request.page_questions(finalists, values)
-        reply = await self._ask(state, obs, lead, finalists, questions)
+        reply = await self._ask(state, lead, finalists, questions)
         usage += _usage(reply)
         answers = _answers(reply)
         decision = decide(answers, self._situation(state, finalists, values), self.cutoffs)
@@ -115,13 +115,12 @@ class DecisionsPlanner:
     async def _ask(
         self,
         state: State,
-        obs: Observation,
         lead: list[str],
         badges: list[Element],
         questions: dict[str, Question],
     ) -> Reply:
         png = fit_tiles(await state.screenshot(marks=True, only=[el.id for el in badges]))
-        parts: list[str | dict[str, Any]] = [*lead, image_part(png), request.legend(obs, badges)]
+        parts: list[str | dict[str, Any]] = [*lead, image_part(png), request.legend(state, badges)]
         return await self.client.decide(parts, questions)
 
     def _situation(self, state: State, badges: list[Element], values: tuple[str, ...]) -> Situation:

@@ -8,7 +8,6 @@ page is **split**, not narrowed — see :func:`groups`.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 
@@ -30,6 +29,7 @@ RISK_LEVELS = (
 )
 
 _TEXT_ROLES = frozenset({"textbox", "searchbox", "spinbutton", *DATE_ROLES})
+_ID = re.compile(r"\[(\d+)\]")
 _QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|「([^」]+)」')
 
 
@@ -76,19 +76,21 @@ def words(el: Element) -> str:
     return f"{el.role} {el.quoted_name}"
 
 
-def legend(obs: Observation, badges: Sequence[Element]) -> str:
-    """The page and its badges in words, one a line, as the page shows them — page content,
-    so it travels inside the untrusted markers."""
-    lines = [f"page {json.dumps(obs.title, ensure_ascii=False)} {obs.url}"]
-    for el in badges:
-        line = f"[{el.id}] {words(el)}"
-        if el.value is not None:
-            line += f": {el.value}"
-        if el.options:
-            line += "  options=[" + ", ".join(el.options) + "]"
-        if el.context:
-            line += f"  in {json.dumps(el.context, ensure_ascii=False)}"
-        lines.append(line)
+def legend(state: State, badges: Sequence[Element]) -> str:
+    """The page and its badges in words, as the outline a model reads writes them (``[12]
+    textbox "Job title": Software Engineer``): the lines of ``state.text`` — where secrets are
+    masked — that hold a badge. Page content, so it travels inside the untrusted markers."""
+    wanted = {el.id for el in badges}
+    head, *rest = state.text.splitlines() or [""]
+    lines = [head]
+    shown: set[int] = set()
+    for line in rest:
+        ids = {int(i) for i in _ID.findall(line)}
+        if ids & wanted:
+            lines.append(line.strip())
+            shown |= ids
+    # An element the outline left out (a budget cut the text): its role and name alone.
+    lines += [f"[{el.id}] {words(el)}" for el in badges if el.id not in shown]
     return untrusted("\n".join(lines))
 
 
