@@ -190,3 +190,23 @@ def test_the_fake_refuses_a_choice_of_more_than_255_options_as_the_api_does() ->
     with pytest.raises(InvalidOption) as err:
         Question(type="choice", instructions="?", options=many)
     assert err.value.option == "options"
+
+
+def test_a_screenshot_with_more_tiles_than_the_api_reads_is_scaled_down() -> None:
+    import io
+
+    from PIL import Image
+
+    from pagesight.planners.decisions.api import image_tiles
+    from pagesight.planners.decisions.planner import fit_tiles
+
+    def png(size: tuple[int, int]) -> bytes:
+        out = io.BytesIO()
+        Image.new("RGB", size, (200, 30, 30)).save(out, format="PNG")
+        return out.getvalue()
+
+    page = png((1280, 800))  # 1,000 tiles: sent as it is
+    assert fit_tiles(page) == page
+    retina = Image.open(io.BytesIO(fit_tiles(png((2560, 1600)))))  # 4,000 tiles at DPR 2
+    assert image_tiles(*retina.size) <= 2048
+    assert retina.size[0] / retina.size[1] == pytest.approx(1.6, abs=0.01)
