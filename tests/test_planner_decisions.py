@@ -189,3 +189,15 @@ def test_a_blocking_banner_is_dismissed_then_the_task_goes_on_and_secrets_stay_h
     # The page shows a secret in a field: the legend says {{TOKEN}}, never the value.
     assert all("s3cr3t-value" not in json.dumps(r.body) for r in sent)
     assert '"API token": {{TOKEN}}' in sent[0].texts[2]
+
+
+def test_a_page_with_nothing_to_click_is_asked_without_the_choices_and_stops_unsure(
+    browser: Browser, tmp_path: Path
+) -> None:
+    with FakeDecisionsServer([{"goal_reached": 0.1, "risk": 0}], api_key=KEY) as fake:
+        planner = DecisionsPlanner.from_env(api_key=KEY, base_url=fake.base_url)
+        result = Agent(browser, planner, out=tmp_path / "run").run("about:blank", goal="look")
+        sent = list(fake.requests)
+    assert set(sent[0].questions) == {"blocked", "target_visible", "goal_reached", "risk"}
+    assert result.stop_reason == "uncertain"
+    assert "no step is sure enough" in result.message

@@ -210,3 +210,9 @@ def test_a_screenshot_with_more_tiles_than_the_api_reads_is_scaled_down() -> Non
     retina = Image.open(io.BytesIO(fit_tiles(png((2560, 1600)))))  # 4,000 tiles at DPR 2
     assert image_tiles(*retina.size) <= 2048
     assert retina.size[0] / retina.size[1] == pytest.approx(1.6, abs=0.01)
+
+
+def test_with_no_badge_on_screen_the_choices_are_not_asked() -> None:
+    from pagesight.planners.decisions.request import page_questions
+
+    assert set(page_questions([], ())) == {"blocked", "target_visible", "goal_reached", "risk"}

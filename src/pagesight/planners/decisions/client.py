@@ -12,6 +12,7 @@ HTTP status and the ``x-request-id`` of the reply it came from.
 from __future__ import annotations
 
 import asyncio
+import base64
 import email.utils
 import json
 import math
@@ -41,8 +42,6 @@ State = Sequence[str | Mapping[str, Any]]
 
 def image_part(png: bytes) -> dict[str, Any]:
     """An image for ``state``: a PNG as a base64 data URL in an ``image_url`` part."""
-    import base64
-
     url = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
     return {"type": "image_url", "image_url": {"url": url}}
 

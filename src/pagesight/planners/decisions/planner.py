@@ -39,7 +39,7 @@ from pagesight.planners.decisions.client import (
     DecisionsClient,
     image_part,
 )
-from pagesight.planners.decisions.policy import Answers, Cutoffs, Situation, decide
+from pagesight.planners.decisions.policy import NONE, Answers, Cutoffs, Situation, decide
 from pagesight.vision.images import decode_png, encode_png
 
 API_KEY_ENV = "PERPLEXITY_API_KEY"
@@ -134,6 +134,10 @@ class DecisionsPlanner:
         )
 
 
+NOTHING = ChoiceAnswer(choice=NONE, probabilities={})
+"""The answer to a choice not asked, because nothing on screen could be chosen."""
+
+
 def fit_tiles(png: bytes) -> bytes:
     """The screenshot, scaled down when it has more tiles than the API reads (a 1280x800
     page at devicePixelRatio 2 is 2560x1600: 4,000 tiles)."""
@@ -158,7 +162,7 @@ def _answers(reply: Reply) -> Answers:
         return answer
 
     def choice(name: str) -> ChoiceAnswer:
-        answer = a[name]
+        answer = a.get(name, NOTHING)  # not asked: no badge on screen
         assert isinstance(answer, ChoiceAnswer)
         return answer
 
@@ -182,7 +186,7 @@ def _winners(reply: Reply, group: list[Element]) -> list[Element]:
     for name in ("next_action", "dismiss"):
         answer = reply.answers[name]
         assert isinstance(answer, ChoiceAnswer)
-        best = answer.top(exclude=frozenset({"none"}))
+        best = answer.top(exclude=frozenset({NONE}))
         if best is not None and by_id[best[0]] not in keep:
             keep.append(by_id[best[0]])
     return keep

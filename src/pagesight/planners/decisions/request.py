@@ -122,7 +122,8 @@ def choice_options(badges: Sequence[Element], *, with_none: bool) -> dict[str, s
 
 
 def page_questions(badges: Sequence[Element], values: Sequence[str]) -> dict[str, Question]:
-    """The six questions of a step, and ``value`` when the goal quotes values."""
+    """The six questions of a step, and ``value`` when the goal quotes values; with no badge
+    on screen, the four that need none (a choice needs options)."""
     questions = {
         "blocked": Question(
             type="noul",
@@ -131,29 +132,13 @@ def page_questions(badges: Sequence[Element], values: Sequence[str]) -> dict[str
                 "on (a cookie banner, a modal dialog, a popup over the content)?"
             ),
         ),
-        "dismiss": Question(
-            type="choice",
-            instructions=(
-                "Which numbered badge closes or dismisses what blocks the page (Close, Accept, "
-                "No thanks, an x)? 'none' if nothing blocks it or no badge closes it."
-            ),
-            options=choice_options(badges, with_none=True),
-        ),
+        **_choices(badges),
         "target_visible": Question(
             type="noul",
             instructions=(
                 "Is the element the goal needs next visible on this screenshot (not below the "
                 "fold, not yet to be scrolled to)?"
             ),
-        ),
-        "next_action": Question(
-            type="choice",
-            instructions=(
-                "Which numbered badge should be acted on next to move toward the goal? A text "
-                "field is typed into and a select chosen from, with a value the goal quotes; "
-                "anything else is clicked."
-            ),
-            options=choice_options(badges, with_none=False),
         ),
         "goal_reached": Question(
             type="noul",
@@ -188,7 +173,31 @@ def page_questions(badges: Sequence[Element], values: Sequence[str]) -> dict[str
     return questions
 
 
+def _choices(badges: Sequence[Element]) -> dict[str, Question]:
+    """The two questions that choose a badge (none without badges)."""
+    if not badges:
+        return {}
+    return {
+        "dismiss": Question(
+            type="choice",
+            instructions=(
+                "Which numbered badge closes or dismisses what blocks the page (Close, Accept, "
+                "No thanks, an x)? 'none' if nothing blocks it or no badge closes it."
+            ),
+            options=choice_options(badges, with_none=True),
+        ),
+        "next_action": Question(
+            type="choice",
+            instructions=(
+                "Which numbered badge should be acted on next to move toward the goal? A text "
+                "field is typed into and a select chosen from, with a value the goal quotes; "
+                "anything else is clicked."
+            ),
+            options=choice_options(badges, with_none=False),
+        ),
+    }
+
+
 def group_questions(badges: Sequence[Element]) -> dict[str, Question]:
     """The questions of one group of a split page: only the two that choose a badge."""
-    full = page_questions(badges, ())
-    return {"dismiss": full["dismiss"], "next_action": full["next_action"]}
+    return _choices(badges)
