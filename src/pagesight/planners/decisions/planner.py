@@ -88,14 +88,14 @@ class DecisionsPlanner:
         replies: list[dict[str, Any]] = []
         usage = Usage()
         finalists = badges
-        groups = request.groups(badges)
-        if len(groups) > 1:  # more badges than a choice may offer: a round per group first
-            finalists = []
-            for group in groups:
+        while len(finalists) > request.GROUP:  # more than a choice may offer: rounds of groups
+            winners: list[Element] = []
+            for group in request.groups(finalists):
                 reply = await self._ask(state, lead, group, request.group_questions(group))
                 usage += _usage(reply)
                 replies.append(_record(reply, group))
-                finalists += _winners(reply, group)
+                winners += _winners(reply, group)
+            finalists = winners
         questions = request.page_questions(finalists, values)
         reply = await self._ask(state, lead, finalists, questions)
         usage += _usage(reply)

@@ -46,7 +46,8 @@ def groups(badges: Sequence[Element], size: int = GROUP) -> list[list[Element]]:
     would need a guess at which element matters, and a wrong guess hides the right one from
     the model; a split asks about every one of them. Each group is a request of its own, its
     screenshot marking only that group's badges, and the best ``next_action`` and ``dismiss``
-    of each go on to a final request that asks all the questions about those finalists.
+    of each go on to a final request that asks all the questions about those finalists
+    (through more rounds of groups while they are still too many: 32,000 badges and up).
     """
     return [list(badges[i : i + size]) for i in range(0, len(badges), size)] or [[]]
 
