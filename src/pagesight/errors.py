@@ -20,7 +20,10 @@
         ├── PageUnresponsive       the page did not answer in time (a script keeps it busy)
         ├── ProtocolError          a DevTools/Playwright failure we could not classify
         ├── OcrFailed              tesseract ran but failed (a bad image, a crash, a time-out)
-        └── VisionModelError       a vision-language model did not answer usably
+        ├── VisionModelError       a vision-language model did not answer usably
+        └── DecisionsError         the Decisions API failed or refused (``request_id``: the call)
+            ├── DecisionsRateLimited   429 asking to wait longer than allowed, or retries used up
+            └── DecisionsAnswerInvalid the API answered, but not in the shape that was asked for
 
 Playwright and CDP errors are translated once, where pagesight calls them, with
 ``raise … from exc`` so the original stays attached; :func:`first_line` is how a foreign
@@ -192,3 +195,50 @@ class ContextOverflow(PagesightError):
         super().__init__(message)
         self.tokens = tokens
         self.budget = budget
+
+
+class DecisionsError(RuntimeFailure):
+    """The Decisions API (the ``decisions`` planner's model) failed: refused the request
+    (400, 401: not retried), kept failing (5xx, time-outs, after the retries), or could not be
+    reached. ``status`` is the HTTP status when there was one; ``request_id`` the API's
+    ``x-request-id`` for that call (``None`` when no reply came), to quote to its support."""
+
+    def __init__(
+        self, message: str, *, status: int | None = None, request_id: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.request_id = request_id
+
+
+class DecisionsRateLimited(DecisionsError):
+    """429: the API asked to wait ``retry_after`` seconds, more than the client may wait (or
+    it kept asking after every retry)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry_after: float | None,
+        status: int | None = 429,
+        request_id: str | None = None,
+    ) -> None:
+        super().__init__(message, status=status, request_id=request_id)
+        self.retry_after = retry_after
+
+
+class DecisionsAnswerInvalid(DecisionsError):
+    """The API answered 200, but not as asked: a body that is not JSON, a question with no
+    answer or one of another type, a choice outside the options offered, a probability
+    outside [0, 1], no token count. ``question`` names the answer at fault, if one is."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        question: str | None = None,
+        status: int | None = 200,
+        request_id: str | None = None,
+    ) -> None:
+        super().__init__(message, status=status, request_id=request_id)
+        self.question = question

@@ -24,6 +24,7 @@ from pagesight.errors import InvalidOption
 PlannerStop = Literal[
     "planner_stopped",
     "needs_person",
+    "uncertain",
     "expect_failed",
     "target_not_found",
     "target_ambiguous",
@@ -32,12 +33,14 @@ PlannerStop = Literal[
     "model_invalid",
     "model_no_tool_call",
 ]
-"""Why a planner may stop a run: it cannot go on, or a person must decide (a risky step). The
-steps planner says more precisely why a script could not go on: an ``expect`` (or a ``wait
-for``) that failed, a target no element matches or two match too closely to tell apart, a
-click that changed nothing, a step whose action failed. A model planner stops when the
-model's tool calls stayed invalid after the retries it was given (``model_invalid``) or when
-it answered in words without calling a tool twice in a row (``model_no_tool_call``)."""
+"""Why a planner may stop a run: it cannot go on, a person must decide (a risky step), or no
+answer was sure enough to act on (``uncertain``: the decisions planner stops rather than
+guess). The steps planner says more precisely why a script could not go on: an ``expect``
+(or a ``wait for``) that failed, a target no element matches or two match too closely to
+tell apart, a click that changed nothing, a step whose action failed. A model planner stops
+when the model's tool calls stayed invalid after the retries it was given
+(``model_invalid``) or when it answered in words without calling a tool twice in a row
+(``model_no_tool_call``)."""
 
 
 @dataclass(frozen=True, kw_only=True)

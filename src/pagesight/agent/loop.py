@@ -4,7 +4,8 @@ fires, or ``max_steps`` decisions were made.
 Stop rules, each with its typed reason (:data:`~pagesight.agent.state.StopReason`):
 
 * the planner answers :class:`Done` (or calls the ``done`` tool) — ``done``;
-* the planner answers :class:`Stop` — its reason, ``planner_stopped`` or ``needs_person``;
+* the planner answers :class:`Stop` — its reason (``planner_stopped``, ``needs_person``,
+  ``uncertain``, …);
 * three steps in a row fail with the same kind of error — ``repeated_errors``;
 * a model planner's context outgrows its token budget (``ContextOverflow``) —
   ``context_overflow``;
@@ -244,8 +245,11 @@ class AsyncAgent:
         history: list[StepRecord],
         session: Session,
     ) -> State:
-        async def shoot(marks: bool) -> bytes:
-            return await self._shot(session, obs, marked=obs.elements if marks else ())
+        async def shoot(marks: bool, only: frozenset[int] | None) -> bytes:
+            marked = obs.elements if marks else ()
+            if only is not None:
+                marked = tuple(el for el in marked if el.id in only)
+            return await self._shot(session, obs, marked=marked)
 
         changes = obs.changes
         delta = None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -18,6 +18,7 @@ StopReason = Literal[
     "repeated_errors",
     "planner_stopped",
     "needs_person",
+    "uncertain",
     "context_overflow",
     "expect_failed",
     "target_not_found",
@@ -29,7 +30,8 @@ StopReason = Literal[
 ]
 """Why a run ended: the goal was reached (``done``); ``max_steps`` decisions were made; the
 same kind of error three steps in a row (``repeated_errors``); the planner gave up
-(``planner_stopped``) or asked for a person (``needs_person``); a model's context outgrew
+(``planner_stopped``), asked for a person (``needs_person``) or was not sure enough of any
+step to take it (``uncertain``); a model's context outgrew
 its token budget (``context_overflow``); and the steps planner's own stops (see
 :data:`~pagesight.agent.decision.PlannerStop`): ``expect_failed``, ``target_not_found``,
 ``target_ambiguous``, ``no_effect``, ``step_failed``; and the model planner's:
@@ -136,17 +138,18 @@ class State:
     """When the page was read off a screenshot (``observation.mode == "vision"``): one line
     per element, the key to the badges of :meth:`screenshot` with ``marks`` (secrets
     masked)."""
-    shoot: Callable[[bool], Awaitable[bytes]] | None = field(
+    shoot: Callable[[bool, frozenset[int] | None], Awaitable[bytes]] | None = field(
         default=None, repr=False, compare=False
     )
 
-    async def screenshot(self, *, marks: bool = False) -> bytes:
+    async def screenshot(self, *, marks: bool = False, only: Iterable[int] | None = None) -> bytes:
         """The page now as a PNG; with ``marks``, every element of ``observation`` in view
-        gets a box and a badge with its id (set-of-marks), for a vision model. The fields
+        gets a box and a badge with its id (set-of-marks), for a vision model — or only those
+        whose ids are in ``only`` (a planner asking about some of them at a time). The fields
         that show a secret are blacked out."""
         if self.shoot is None:
             raise RuntimeError("this State was not made by a run: it has no page to shoot")
-        return await self.shoot(marks)
+        return await self.shoot(marks, None if only is None else frozenset(only))
 
 
 @dataclass(frozen=True, kw_only=True)

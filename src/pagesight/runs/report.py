@@ -31,6 +31,7 @@ def write_report(
         step["image"] = _data_url(folder / step["screenshot"]) if step.get("screenshot") else None
         step["action"] = describe_decision(step["decision"])
         step["elements"] = "; ".join(_target(t) for t in step.get("targets", ()))
+        step["candidates"] = describe_candidates(step["decision"].get("raw"))
     summary_path = folder / SUMMARY
     if summary is None and summary_path.exists():
         summary = json.loads(summary_path.read_text(encoding="utf-8"))
@@ -61,6 +62,27 @@ def describe_decision(decision: dict[str, Any]) -> str:
     return f"stop ({decision['reason']})" + (
         f": {decision['message']}" if decision["message"] else ""
     )
+
+
+def describe_candidates(raw: Any) -> str:
+    """The decisions planner's top candidates of a step, in one line: ``next_action [41] 0.90,
+    [42] 0.05 · dismiss none 0.98 · goal_reached 0.02 · risk 0.95/0.04/0.01/0.00``; empty for
+    a planner whose raw answer holds none (``raw["top"]``)."""
+    top = raw.get("top") if isinstance(raw, dict) else None
+    if not isinstance(top, dict):
+        return ""
+    parts = []
+    for name, value in top.items():
+        if isinstance(value, list) and value and all(isinstance(v, list) for v in value):
+            shown = ", ".join(
+                f"{k if k == 'none' or name == 'value' else f'[{k}]'} {p:.2f}" for k, p in value
+            )
+            parts.append(f"{name} {shown}")
+        elif isinstance(value, list):
+            parts.append(f"{name} " + "/".join(f"{p:.2f}" for p in value))
+        elif isinstance(value, int | float):
+            parts.append(f"{name} {value:.2f}")
+    return " · ".join(parts)
 
 
 def _target(element: dict[str, Any]) -> str:

@@ -1,0 +1,203 @@
+"""The decisions planner end to end: real Chromium, Orbit CRM, and the fake Decisions API on
+127.0.0.1 answering as a capable model would. The saved state is read back from SQLite, the
+requests as the fake got them (the marked screenshot, the questions), and the records as a
+person reads them (``run.jsonl``, ``summary.json``, ``report.html``)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from pagesight import Agent, Browser
+from pagesight.demo import OrbitApp
+from pagesight.errors import InvalidOption
+from pagesight.planners.decisions import DecisionsPlanner
+from pagesight.testing.decisions import DecisionsRequest, FakeDecisionsServer, estimate
+from pagesight.testing.decisions_demo import ORBIT_GOAL, orbit_answers
+
+KEY = "test-key"
+EXACT = 0.012345678901234567  # a probability with every digit a float holds
+
+
+def first_step_exact(request: DecisionsRequest) -> Any:
+    answers = dict(orbit_answers(request))  # type: ignore[arg-type]
+    return {**answers, "goal_reached": EXACT}
+
+
+def test_the_decisions_planner_completes_the_orbit_task_against_the_fake(
+    browser: Browser, tmp_path: Path
+) -> None:
+    script = [first_step_exact] + [orbit_answers] * 15
+    with OrbitApp.start() as app, FakeDecisionsServer(script, api_key=KEY) as fake:
+        planner = DecisionsPlanner.from_env(api_key=KEY, base_url=fake.base_url)
+        result = Agent(browser, planner, max_steps=15, out=tmp_path / "run").run(
+            app.url, goal=ORBIT_GOAL
+        )
+        rows = app.query("SELECT job_title, location FROM contacts WHERE name = 'Alice Chen'")
+        sent = list(fake.requests)
+    assert result.stop_reason == "done", result.message
+    assert rows == [{"job_title": "Senior Software Engineer", "location": "New York"}]
+    tools = [s.decision.tool for s in result.steps[:-1]]  # type: ignore[union-attr]
+    # Her link, her Edit link, type the title, choose the city, scroll to Save, Save; done.
+    assert tools == ["click", "click", "input", "select", "scroll", "click"]
+    assert result.steps[2].calls[0].arguments["text"] == "Senior Software Engineer"
+    assert result.steps[3].calls[0].arguments["values"] == ["New York"]
+
+    # Each request: the goal, the last action, a 1280x800 set-of-marks screenshot, the legend.
+    first = sent[0]
+    assert first.texts[0] == f"goal: {ORBIT_GOAL}"
+    assert first.texts[1] == "last action: none (this is the first step)"
+    assert Image.open(io.BytesIO(first.png or b"")).size == (1280, 800)
+    assert "<<<page-content untrusted>>>" in first.texts[2]
+    assert set(first.questions) == {
+        "blocked",
+        "dismiss",
+        "target_visible",
+        "next_action",
+        "goal_reached",
+        "risk",
+        "value",
+    }
+    assert first.questions["risk"]["criteria"] == [
+        "read only",
+        "enters information",
+        "changes account state",
+        "payment, purchase or deletion",
+    ]
+    alice = first.badge("Alice Chen", "link")
+    assert alice in first.options("next_action") and "none" in first.options("dismiss")
+    assert "click [" in sent[1].texts[1] and 'link "Alice Chen"' in sent[1].texts[1]
+    assert "navigation" in sent[1].texts[1]
+
+    # run.jsonl: every probability at full precision; summary.json: the tokens, summed.
+    lines = [json.loads(x) for x in (result.folder / "run.jsonl").read_text().splitlines()]
+    raw = lines[0]["decision"]["raw"]
+    assert raw["answers"]["goal_reached"]["noul"] == EXACT
+    assert raw["request_id"] == first.id
+    assert raw["answers"]["next_action"]["probabilities"][alice] == 0.9
+    summary = json.loads((result.folder / "summary.json").read_text())
+    assert summary["model_tokens"] == {"input": sum(estimate(r) for r in sent), "output": 0}
+
+    # report.html: the top candidates of each step.
+    report = (result.folder / "report.html").read_text()
+    assert "Candidates" in report
+    assert f"[{alice}] 0.90" in report
+
+
+def test_a_risky_next_step_stops_the_run_for_a_person(browser: Browser, tmp_path: Path) -> None:
+    def delete(request: DecisionsRequest) -> Any:
+        badge = request.badge("Delete contact", "button")
+        return {"next_action": badge, "goal_reached": 0.01, "risk": [0.0, 0.05, 0.15, 0.8]}
+
+    script = [orbit_answers, delete]
+    with OrbitApp.start() as app, FakeDecisionsServer(script, api_key=KEY) as fake:
+        planner = DecisionsPlanner.from_env(api_key=KEY, base_url=fake.base_url)
+        result = Agent(browser, planner, out=tmp_path / "run").run(
+            app.url, goal="delete Alice Chen"
+        )
+        count = app.query("SELECT count(*) AS n FROM contacts WHERE name = 'Alice Chen'")
+    assert result.stop_reason == "needs_person"
+    assert 'button "Delete contact"' in result.message
+    assert count == [{"n": 1}]  # nothing was deleted
+
+
+def test_from_env_needs_the_key_and_reads_the_base_url(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PERPLEXITY_API_KEY", raising=False)
+    with pytest.raises(InvalidOption) as err:
+        DecisionsPlanner.from_env(model="pplx-decider-v1.1-27b")
+    assert err.value.option == "api_key" and "PERPLEXITY_API_KEY" in str(err.value)
+    monkeypatch.setenv("PERPLEXITY_API_KEY", "from-env")
+    monkeypatch.setenv("PERPLEXITY_BASE_URL", "http://127.0.0.1:9/v1")
+    planner = DecisionsPlanner.from_env(model="pplx-decider-v1.1-27b")
+    assert planner.client.endpoint == "http://127.0.0.1:9/v1/decisions"
+    assert planner.client.model == "pplx-decider-v1.1-27b"
+
+
+def test_a_page_with_more_than_255_marks_is_split_into_groups_not_truncated(
+    browser: Browser, server: Any, tmp_path: Path
+) -> None:
+    def answer(request: DecisionsRequest) -> Any:
+        done = 'button "Seat 280"' in request.texts[1]  # the last action clicked it
+        if done and "goal_reached" in request.questions:
+            return {"goal_reached": 0.96, "risk": 0}
+        try:
+            seat = request.badge("Seat 280", "button")
+        except AssertionError:  # not in this group: the model is unsure of every seat here
+            seat = None
+        options = request.options("next_action")
+        pick = seat or {options[0]: 0.3}
+        if "goal_reached" not in request.questions:  # one group of a split page
+            return {"next_action": pick, "dismiss": "none"}
+        return {"next_action": pick, "dismiss": "none", "goal_reached": 0.02, "risk": 0}
+
+    with FakeDecisionsServer([answer] * 10, api_key=KEY) as fake:
+        planner = DecisionsPlanner.from_env(api_key=KEY, base_url=fake.base_url)
+        agent = Agent(browser, planner, max_steps=4, out=tmp_path / "run")
+        result = agent.run(server.url("decisions-many-marks.html"), goal="pick seat 280")
+        picked = agent.page.playwright.evaluate("window.picked")  # type: ignore[union-attr]
+        sent = list(fake.requests)
+    assert result.stop_reason == "done", result.message
+    assert picked == "Seat 280"
+    groups, final = sent[:2], sent[2]
+    assert [len(r.options("next_action")) for r in groups] == [254, 46]
+    assert [len(r.options("dismiss")) for r in groups] == [255, 47]  # and "none"
+    seats = {
+        r.badge(f"Seat {i}", "button")
+        for i in (1, 254, 255, 300)
+        for r in groups
+        if f'"Seat {i}"' in "".join(r.texts)
+    }
+    asked = set(groups[0].options("next_action")) | set(groups[1].options("next_action"))
+    assert len(asked) == 300 and seats <= asked  # every seat was offered, none left out
+    assert 'button "Seat 1"' not in groups[1].texts[2]  # each group's legend is its own
+    assert set(groups[0].questions) == {"dismiss", "next_action"}
+    assert set(final.options("next_action")) <= asked and len(final.options("next_action")) <= 4
+    assert final.badge("Seat 280", "button") in final.options("next_action")
+    raw = result.steps[0].decision.raw
+    assert raw["badges"] == 300 and [len(g["badges"]) for g in raw["split"]] == [254, 46]
+
+
+def test_a_blocking_banner_is_dismissed_then_the_task_goes_on_and_secrets_stay_home(
+    browser: Browser, server: Any, tmp_path: Path
+) -> None:
+    def answer(request: DecisionsRequest) -> Any:
+        calm = {"goal_reached": 0.02, "risk": 0, "target_visible": 0.9}
+        if 'button "Subscribe"' in request.texts[1]:  # the last action subscribed
+            return {**calm, "goal_reached": 0.95, "blocked": 0.01}
+        if 'button "Accept all"' in request.legend:  # the banner is up
+            accept = request.badge("Accept all", "button")
+            return {**calm, "blocked": 0.93, "dismiss": accept}
+        return {**calm, "blocked": 0.02, "next_action": request.badge("Subscribe", "button")}
+
+    with FakeDecisionsServer([answer] * 5, api_key=KEY) as fake:
+        planner = DecisionsPlanner.from_env(api_key=KEY, base_url=fake.base_url)
+        agent = Agent(browser, planner, out=tmp_path / "run", secrets={"TOKEN": "s3cr3t-value"})
+        result = agent.run(server.url("decisions-banner.html"), goal="subscribe")
+        page = agent.page.playwright  # type: ignore[union-attr]
+        state = page.evaluate("[!!window.subscribed, !!document.getElementById('cookies')]")
+        sent = list(fake.requests)
+    assert result.stop_reason == "done", result.message
+    assert state == [True, False]  # subscribed, and the banner is gone
+    first = result.steps[0].decision
+    assert first.label is not None and first.label.startswith("click [")
+    assert 'button "Accept all"' in first.label and "dismiss 0.90" in first.label
+    # The page shows a secret in a field: the legend says {{TOKEN}}, never the value.
+    assert all("s3cr3t-value" not in json.dumps(r.body) for r in sent)
+    assert '"API token": {{TOKEN}}' in sent[0].texts[2]
+
+
+def test_a_page_with_nothing_to_click_is_asked_without_the_choices_and_stops_unsure(
+    browser: Browser, tmp_path: Path
+) -> None:
+    with FakeDecisionsServer([{"goal_reached": 0.1, "risk": 0}], api_key=KEY) as fake:
+        planner = DecisionsPlanner.from_env(api_key=KEY, base_url=fake.base_url)
+        result = Agent(browser, planner, out=tmp_path / "run").run("about:blank", goal="look")
+        sent = list(fake.requests)
+    assert set(sent[0].questions) == {"blocked", "target_visible", "goal_reached", "risk"}
+    assert result.stop_reason == "uncertain"
+    assert "no step is sure enough" in result.message
