@@ -14,13 +14,15 @@
     │   └── BrowserClosed          a call on a Browser (or its pages) after close()
     ├── SetupError        (2)      the machine lacks something: install it
     │   ├── BrowserNotFound        no Chromium executable was found, or it would not run
-    │   └── OcrNotFound            the tesseract binary or one of its language packs is missing
+    │   ├── OcrNotFound            the tesseract binary or one of its language packs is missing
+    │   └── ModelNotConfigured     a model's API key, or its provider's SDK (an extra), is missing
     └── RuntimeFailure    (1)      the browser failed underneath us: retry or report
         ├── PageCrashed            the page's renderer crashed or the tab was closed
         ├── PageUnresponsive       the page did not answer in time (a script keeps it busy)
         ├── ProtocolError          a DevTools/Playwright failure we could not classify
         ├── OcrFailed              tesseract ran but failed (a bad image, a crash, a time-out)
-        └── VisionModelError       a vision-language model did not answer usably
+        └── ModelError             a model's server refused, failed, timed out or answered garbage
+            └── VisionModelError   a vision-language model did not answer usably
 
 Playwright and CDP errors are translated once, where pagesight calls them, with
 ``raise … from exc`` so the original stays attached; :func:`first_line` is how a foreign
@@ -168,15 +170,27 @@ class OcrFailed(RuntimeFailure):
     """Tesseract ran but did not read the image."""
 
 
-class VisionModelError(RuntimeFailure):
-    """A vision-language model endpoint failed, refused, or answered in an unknown shape.
+class ModelNotConfigured(SetupError):
+    """A model cannot be called from this machine: its API key is not set, or the SDK of its
+    provider (``pip install 'pagesight[openai]'``) is not installed. Raised before a browser
+    starts."""
 
-    ``status`` is the HTTP status when there was one.
-    """
+
+class ModelError(RuntimeFailure):
+    """A model's server refused the request (a bad key, a bad request), kept failing after
+    the retries, asked to wait too long, timed out, or answered in a shape that is not its
+    API's. ``status`` is the HTTP status when there was one."""
 
     def __init__(self, message: str, *, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+
+
+class VisionModelError(ModelError):
+    """A vision-language model endpoint failed, refused, or answered in an unknown shape.
+
+    ``status`` is the HTTP status when there was one.
+    """
 
 
 class ContextOverflow(PagesightError):
