@@ -49,7 +49,7 @@ def add_price(model: str, *, input: float, output: float) -> None:
     ``output`` US dollars per million tokens."""
     for option, value in (("input", input), ("output", output)):
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
-            raise InvalidOption(option, f"a price is a number of dollars ≥ 0, not {value!r}")
+            raise InvalidOption(option, f"{option} must be a price in dollars ≥ 0, not {value!r}")
     if not isinstance(model, str) or not model.strip():
         raise InvalidOption("model", f"a price needs the model it is for, not {model!r}")
     PRICES[model.strip()] = Price(input=float(input), output=float(output))
