@@ -182,7 +182,9 @@ def chat_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
             )
             pending.extend(message.images)
         elif message.role == "assistant":
-            item: dict[str, Any] = {"role": "assistant", "content": message.content or None}
+            # Content may be null only beside tool calls.
+            content = message.content or (None if message.tool_calls else "")
+            item: dict[str, Any] = {"role": "assistant", "content": content}
             if message.tool_calls:
                 item["tool_calls"] = [
                     {
