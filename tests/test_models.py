@@ -187,6 +187,10 @@ def test_a_rate_limit_asking_for_more_than_30_s_ends_the_call(api: Fake) -> None
     assert "asks to wait 60 s, more than the 30 s a run waits" in message
     assert len(fake.requests) == 1  # not retried
     assert isinstance(outcome, ModelError) and outcome.status == 429
+    # retry-after-ms is read first (OpenAI's and Anthropic's servers send both).
+    outcome, fake = _ask(api, [Failure.rate_limited(45, millis=True), Reply(text="never")])
+    assert "asks to wait 45 s, more than the 30 s a run waits" in _error(outcome)
+    assert len(fake.requests) == 1
 
 
 @pytest.mark.parametrize("api", APIS)
