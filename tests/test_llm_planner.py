@@ -118,6 +118,13 @@ def test_anthropic_the_demo_task_past_a_server_error(browser: Browser, tmp_path:
     (result_block,) = turns[2]["content"]
     assert result_block["type"] == "tool_result" and result_block["tool_use_id"] == use["id"]
     assert 'h1 "Edit contact: Alice Chen"' in result_block["content"][0]["text"]
+    # The API alternates user and assistant: the batch's three tool results (and anything
+    # after them) share one user turn.
+    for body in fake.requests:
+        roles = [t["role"] for t in body["messages"]]
+        assert roles == ["user", "assistant"] * (len(roles) // 2) + ["user"], roles
+    batch_turn = fake.requests[-1]["messages"][-1]["content"]
+    assert [b["type"] for b in batch_turn] == ["tool_result"] * 3
     summary = _summary(result.folder)
     assert summary["model_tokens"] == {
         "input": sum(i for i, _ in fake.usages),
