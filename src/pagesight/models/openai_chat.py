@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import base64
 import copy
+import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -215,8 +216,6 @@ def data_url(png: bytes) -> str:
 
 
 def _json(value: object) -> str:
-    import json
-
     return json.dumps(value, ensure_ascii=False)
 
 
