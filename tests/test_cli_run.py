@@ -73,7 +73,7 @@ def runs(
                              env={"TOKEN": SECRET}),
         "missing steps file": run("missing", page, "--steps", str(root / "nope.steps")),
         "malformed step": run("malformed", page, "--steps", str(root / "bad.steps")),
-        "goal without a planner": run("goal", page, "--goal", "make Alice a senior engineer"),
+        "goal without a model": run("goal", page, "--goal", "make Alice a senior engineer"),
         "missing secret": run("secret", page, "--steps", steps),
         "secret without its name": run("noname", page, "--steps", steps, "--secret", SECRET),
         # A page whose script never yields: the browser side fails (its own Chromium).
@@ -152,7 +152,7 @@ def test_a_browser_failure_exits_1_with_one_line_and_what_was_written_stays(
 BAD = {
     "missing steps file": ("--steps: no steps file at", "nope.steps"),
     "malformed step": ("bad.steps: line 3: 'fill in the form' is not a step",),
-    "goal without a planner": ("--goal", "pagesight run URL --steps FILE"),
+    "goal without a model": ("--model: a --goal is given to a model: add --model PROVIDER:MODEL",),
     "secret without its name": ("--secret: expected NAME=VALUE (what was given is not shown)",),
     "missing secret": ("task.steps: line 5: {{TOKEN}} needs a value: --secret TOKEN=VALUE",),
     "unreachable URL": ("cannot load http://127.0.0.1:",),

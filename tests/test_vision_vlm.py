@@ -66,15 +66,18 @@ def test_openai_base_url_may_end_in_v1(fake: FakeVlmServer, screenshot: bytes) -
 
 
 def test_ollama_caption(fake: FakeVlmServer, screenshot: bytes) -> None:
+    """Ollama is asked through its OpenAI-compatible /v1, with no key."""
     client = VlmClient(base_url=fake.base_url, model=MODEL, api="ollama")
     caption = client.caption(screenshot, prompt="Describe.")
     assert caption.startswith("A ") and "(fake vision model)" in caption
     (request,) = fake.requests
-    assert request["path"] == "/api/chat"
+    assert request["path"] == "/v1/chat/completions"
     (message,) = request["body"]["messages"]
-    assert message["content"] == "Describe."
-    assert base64.b64decode(message["images"][0]) == screenshot
-    assert request["body"]["stream"] is False
+    text, image = message["content"]
+    assert text == {"type": "text", "text": "Describe."}
+    url = image["image_url"]["url"]
+    assert base64.b64decode(url.removeprefix("data:image/png;base64,")) == screenshot
+    assert request["body"]["max_tokens"] == 400 and request["body"]["temperature"] == 0
 
 
 def test_the_fake_lists_its_models(fake: FakeVlmServer) -> None:
@@ -93,20 +96,23 @@ def test_an_unknown_model_is_named(fake: FakeVlmServer, screenshot: bytes, api: 
     assert caught.value.status == 404
     assert "HTTP 404: model 'llava:missing' not found" in message
     assert "check the model name 'llava:missing'" in message
+    assert len(fake.requests) == 1  # a 404 is not retried
     assert "\n" not in message
 
 
 def test_an_api_key_is_sent_and_checked(screenshot: bytes) -> None:
     with FakeVlmServer(models=(MODEL,), api_key="sk-test") as srv:
-        with pytest.raises(VisionModelError, match=r"HTTP 401: invalid api key\); check api_key"):
+        with pytest.raises(
+            VisionModelError, match=r"HTTP 401: invalid api key\); check the API key"
+        ):
             VlmClient(base_url=srv.base_url, model=MODEL).caption(screenshot)
         client = VlmClient(base_url=srv.base_url, model=MODEL, api_key="sk-test")
         assert "screenshot" in client.caption(screenshot)
 
 
 def test_a_server_that_is_not_running(screenshot: bytes, closed_port: int) -> None:
-    client = VlmClient(base_url=f"http://127.0.0.1:{closed_port}", model=MODEL)
-    with pytest.raises(VisionModelError, match=r"no vision model answers at http://127\.0\.0\.1"):
+    client = VlmClient(base_url=f"http://127.0.0.1:{closed_port}", model=MODEL, retries=0)
+    with pytest.raises(VisionModelError, match=r"no model server answers at .*http://127\.0\.0\.1"):
         client.caption(screenshot)
 
 
@@ -121,12 +127,15 @@ def test_a_server_that_never_answers(screenshot: bytes) -> None:
 
 
 def test_a_server_of_another_kind(server: StaticServer, screenshot: bytes) -> None:
-    """A plain web server: POST is not implemented, and its error page is HTML."""
-    client = VlmClient(base_url=server.origin, model=MODEL, api="ollama")
+    """A plain web server: POST is not implemented (a 5xx, tried again), and its error
+    page is HTML."""
+    client = VlmClient(base_url=server.origin, model=MODEL, api="ollama", retries=0)
     with pytest.raises(VisionModelError) as caught:
         client.caption(screenshot)
     assert caught.value.status == 501
-    assert str(caught.value).startswith(f"{server.origin}/api/chat refused the caption (HTTP 501")
+    message = str(caught.value)
+    assert message.startswith(f"ollama model {MODEL!r} at {server.origin}/v1 failed (HTTP 501")
+    assert "\n" not in message
 
 
 def test_bad_configuration_is_refused() -> None:

@@ -18,8 +18,8 @@ from pagesight.errors import InvalidOption, PagesightError, RuntimeFailure
 
 if TYPE_CHECKING:  # the CLI imports the browser only once its arguments are checked
     from pagesight import Page, RunResult
+    from pagesight.agent.planner import Planner
     from pagesight.agent.state import StepRecord
-    from pagesight.planners import StepsPlanner
 
 
 class _Parser(argparse.ArgumentParser):
@@ -213,13 +213,58 @@ def _secret(value: str) -> tuple[str, str]:
     return name.strip(), secret
 
 
+def _price(value: str) -> tuple[float, float]:
+    given, sep, taken = value.partition(",")
+    try:
+        prices = (float(given), float(taken)) if sep else None
+    except ValueError:
+        prices = None
+    if prices is None or min(prices) < 0:
+        raise argparse.ArgumentTypeError(
+            f"expected two prices ≥ 0, input and output per million tokens, such as 0.4,1.6, "
+            f"not {value!r}"
+        )
+    return prices
+
+
 def _run_options(commands: argparse._SubParsersAction[_Parser]) -> None:
     run = commands.add_parser("run", help="run a task on a page: a script of steps, or a goal")
     run.add_argument("url", help="the page to start on: an http(s) URL or a local HTML file")
     task = run.add_mutually_exclusive_group(required=True)
     task.add_argument("--steps", metavar="FILE", help="a script of steps (or a run's steps.txt)")
     task.add_argument("--goal", metavar="TEXT", help="a goal for a model planner")
-    run.add_argument("--model", default=None, help="the model a --goal is given to")
+    run.add_argument(
+        "--model",
+        default=None,
+        metavar="PROVIDER:MODEL",
+        help="the model a --goal is given to: openai:gpt-4.1-mini, anthropic:claude-haiku-4-5, "
+        "ollama:qwen2.5-vl:7b, openrouter:…, vllm:…, lmstudio:…, llamacpp:…",
+    )
+    run.add_argument(
+        "--api-key",
+        default=None,
+        help="the model's API key (else OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY…)",
+    )
+    run.add_argument(
+        "--base-url",
+        default=None,
+        help="the model server's URL (else OPENAI_BASE_URL, ANTHROPIC_BASE_URL, OLLAMA_HOST…)",
+    )
+    run.add_argument(
+        "--model-timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="how long one model call may take (default 60)",
+    )
+    run.add_argument(
+        "--price",
+        type=_price,
+        default=None,
+        metavar="IN,OUT",
+        help="the model's price in US dollars per million input and output tokens, to report "
+        "the run's cost (known models are priced already)",
+    )
     run.add_argument(
         "--max-steps",
         type=int,
@@ -244,29 +289,37 @@ def _run_options(commands: argparse._SubParsersAction[_Parser]) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     """``pagesight run``: exit 0 when the goal was reached, 3 when the run ended on its own
-    short of it, 1 on a browser failure, 2 on bad input (raised, like every command's)."""
+    short of it, 1 on a browser or model failure, 2 on bad input or set-up (raised, like
+    every command's) — a missing key or SDK before a browser starts."""
     from pagesight.planners import StepsPlanner
 
-    if args.goal is not None:
-        raise InvalidOption(
-            "goal",
-            "needs a model planner, which this version does not have yet; write the task as "
-            "steps, one a line, and run: pagesight run URL --steps FILE",
-        )
-    if args.model is not None:
-        raise InvalidOption("model", "names the model a --goal is given to; --steps needs none")
+    if args.goal is None:
+        for option in ("model", "api_key", "base_url", "price"):
+            if getattr(args, option) is not None:
+                raise InvalidOption(
+                    option, "is for the model a --goal is given to; --steps needs none"
+                )
     if args.max_steps is not None and args.max_steps < 1:
         raise InvalidOption("max_steps", f"must be a positive number, not {args.max_steps}")
     if args.cdp_url and (args.headed or args.viewport):
         raise InvalidOption(
             "cdp_url", "an attached browser keeps its windows: no --headed or --viewport"
         )
-    planner = StepsPlanner.from_file(args.steps)
-    result = _run_steps(
+    planner: Planner
+    if args.goal is not None:
+        planner = _goal_planner(args)
+        secrets = dict(args.secret)
+        max_steps = args.max_steps or 15
+    else:
+        steps = StepsPlanner.from_file(args.steps)
+        planner, secrets = steps, steps.secrets(dict(args.secret))
+        max_steps = args.max_steps or max(15, 2 * len(steps.steps) + 1)
+    result = _run_agent(
         args.url,
         planner,
-        planner.secrets(dict(args.secret)),
-        max_steps=args.max_steps,
+        secrets,
+        goal=args.goal,
+        max_steps=max_steps,
         out=args.out,
         headed=args.headed,
         viewport=args.viewport,
@@ -275,19 +328,43 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if result.reached else 3
 
 
-def _run_steps(
+def _goal_planner(args: argparse.Namespace) -> Planner:
+    """The planner a ``--goal`` is given to, its model resolved (key, URL, SDK) before a
+    browser starts."""
+    from pagesight.agent.model import ModelPlanner
+    from pagesight.models import add_price, connect, resolve
+
+    if args.model is None:
+        raise InvalidOption(
+            "model",
+            "a --goal is given to a model: add --model PROVIDER:MODEL, such as "
+            "openai:gpt-4.1-mini or ollama:qwen2.5-vl:7b",
+        )
+    if args.model_timeout <= 0:
+        raise InvalidOption("model_timeout", f"must be a positive number, not {args.model_timeout}")
+    # `--model decisions:MODEL` (the Decisions API's probability planner) plugs in here: it is
+    # a planner of its own, not a chat model behind ModelPlanner, so it is picked by the
+    # provider's name before `resolve` (which knows the chat providers only).
+    spec = resolve(args.model, api_key=args.api_key, base_url=args.base_url)
+    if args.price is not None:
+        add_price(spec.name, input=args.price[0], output=args.price[1])
+    return ModelPlanner(connect(spec, timeout=args.model_timeout))
+
+
+def _run_agent(
     url: str,
-    planner: StepsPlanner,
+    planner: Planner,
     secrets: dict[str, str],
     *,
-    max_steps: int | None,
+    goal: str | None = None,
+    max_steps: int,
     out: str | None,
     headed: bool,
     viewport: tuple[int, int] | None = None,
     cdp_url: str | None = None,
 ) -> RunResult:
     """Run ``planner`` from ``url`` with a line on the terminal per step, then the summary
-    and where the report is (``pagesight run`` and the demo)."""
+    and where the report is (``pagesight run`` with steps or a goal, and the demo)."""
     from rich.console import Console
     from rich.text import Text
 
@@ -298,7 +375,6 @@ def _run_steps(
     from pagesight.runs.record import REPORT, STEPS
 
     mask = Secrets(secrets).mask
-    max_steps = max_steps or max(15, 2 * len(planner.steps) + 1)
     console = Console(file=sys.stdout, soft_wrap=True, highlight=False, markup=False, emoji=False)
 
     def show(record: StepRecord) -> None:
@@ -320,17 +396,24 @@ def _run_steps(
     with browser:
         agent = Agent(browser, planner, max_steps=max_steps, out=out, secrets=secrets, on_step=show)
         try:
-            result = agent.run(url)
+            result = agent.run(url, goal)
         finally:
             if cdp_url and agent.page is not None:
                 agent.page.close()
     style = "bold green" if result.reached else "bold red"
     console.print(Text(mask(f"{result.stop_reason}: {result.message}"), style=style))
+    if result.answer is not None:
+        console.print(mask(f"answer: {result.answer}"))
+    usage = result.usage
+    model = ""
+    if usage is not None:
+        cost = f", ${usage.cost:.4f}" if usage.cost is not None else ""
+        model = f", model {usage.input_tokens} in / {usage.output_tokens} out{cost}"
     console.print(
-        f"{len(result.steps)} decisions in {result.rounds} rounds, {result.tokens} tokens read, "
-        f"{result.seconds:.1f} s"
+        f"{len(result.steps)} decisions in {result.rounds} rounds, {result.tokens} tokens read"
+        f"{model}, {result.seconds:.1f} s"
     )
-    for healed in planner.healed:
+    for healed in getattr(planner, "healed", ()):
         console.print(
             mask(
                 f"healed: line {healed['line']}: {healed['step']}: "
@@ -408,7 +491,14 @@ def _demo_task(args: argparse.Namespace) -> int:
     planner = StepsPlanner.from_file(DEMO_STEPS)
     with OrbitApp.start() as app:
         print(f"Orbit CRM on {app.url}; the task: {DEMO_STEPS}", flush=True)
-        result = _run_steps(app.url, planner, {}, max_steps=None, out=args.out, headed=args.headed)
+        result = _run_agent(
+            app.url,
+            planner,
+            {},
+            max_steps=max(15, 2 * len(planner.steps) + 1),
+            out=args.out,
+            headed=args.headed,
+        )
         rows = app.query("SELECT job_title, location FROM contacts WHERE name = 'Alice Chen'")
     saved = rows == [{"job_title": "Senior Software Engineer", "location": "New York"}]
     print(f"saved in the database: {rows[0] if rows else 'no Alice Chen'}")

@@ -14,16 +14,18 @@
     │   └── BrowserClosed          a call on a Browser (or its pages) after close()
     ├── SetupError        (2)      the machine lacks something: install it
     │   ├── BrowserNotFound        no Chromium executable was found, or it would not run
-    │   └── OcrNotFound            the tesseract binary or one of its language packs is missing
+    │   ├── OcrNotFound            the tesseract binary or one of its language packs is missing
+    │   └── ModelNotConfigured     a model's API key, or its provider's SDK (an extra), is missing
     └── RuntimeFailure    (1)      the browser failed underneath us: retry or report
         ├── PageCrashed            the page's renderer crashed or the tab was closed
         ├── PageUnresponsive       the page did not answer in time (a script keeps it busy)
         ├── ProtocolError          a DevTools/Playwright failure we could not classify
         ├── OcrFailed              tesseract ran but failed (a bad image, a crash, a time-out)
-        ├── VisionModelError       a vision-language model did not answer usably
-        └── DecisionsError         the Decisions API failed or refused (``request_id``: the call)
-            ├── DecisionsRateLimited   429 asking to wait longer than allowed, or retries used up
-            └── DecisionsAnswerInvalid the API answered, but not in the shape that was asked for
+        └── ModelError             a model's server refused, failed, timed out or answered garbage
+            ├── VisionModelError   a vision-language model did not answer usably
+            └── DecisionsError     the Decisions API failed or refused (``request_id``: the call)
+                ├── DecisionsRateLimited   429 asking to wait too long, or retries used up
+                └── DecisionsAnswerInvalid the API answered, but not in the shape asked for
 
 Playwright and CDP errors are translated once, where pagesight calls them, with
 ``raise … from exc`` so the original stays attached; :func:`first_line` is how a foreign
@@ -171,15 +173,27 @@ class OcrFailed(RuntimeFailure):
     """Tesseract ran but did not read the image."""
 
 
-class VisionModelError(RuntimeFailure):
-    """A vision-language model endpoint failed, refused, or answered in an unknown shape.
+class ModelNotConfigured(SetupError):
+    """A model cannot be called from this machine: its API key is not set, or the SDK of its
+    provider (``pip install 'pagesight[openai]'``) is not installed. Raised before a browser
+    starts."""
 
-    ``status`` is the HTTP status when there was one.
-    """
+
+class ModelError(RuntimeFailure):
+    """A model's server refused the request (a bad key, a bad request), kept failing after
+    the retries, asked to wait too long, timed out, or answered in a shape that is not its
+    API's. ``status`` is the HTTP status when there was one."""
 
     def __init__(self, message: str, *, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+
+
+class VisionModelError(ModelError):
+    """A vision-language model endpoint failed, refused, or answered in an unknown shape.
+
+    ``status`` is the HTTP status when there was one.
+    """
 
 
 class ContextOverflow(PagesightError):
@@ -197,7 +211,7 @@ class ContextOverflow(PagesightError):
         self.budget = budget
 
 
-class DecisionsError(RuntimeFailure):
+class DecisionsError(ModelError):
     """The Decisions API (the ``decisions`` planner's model) failed: refused the request
     (400, 401: not retried), kept failing (5xx, time-outs, after the retries), or could not be
     reached. ``status`` is the HTTP status when there was one; ``request_id`` the API's

@@ -2,7 +2,19 @@
 
 Each is a real HTTP server on 127.0.0.1 (port 0, a context manager with ``.base_url``) that
 speaks the service's real API, plays a script, records what it was sent, and can fail the ways
-the service fails. Importing this package starts nothing.
+the service fails; the real SDK clients are tested against them by base URL. Importing this
+package starts nothing.
 
-* :mod:`pagesight.testing.decisions` — the Decisions API (``FakeDecisionsServer``).
+* :class:`FakeOpenAI` — OpenAI's chat completions (every OpenAI-compatible server);
+* :class:`FakeAnthropic` — Anthropic's messages;
+* script items: :class:`Reply`, :class:`Failure`, :class:`Hang` (or a function of the
+  request body returning one);
+* :mod:`pagesight.testing.decisions` — the Decisions API (``FakeDecisionsServer``, with its
+  own script items).
 """
+
+from pagesight.testing.fake_anthropic import FakeAnthropic
+from pagesight.testing.fake_openai import FakeOpenAI
+from pagesight.testing.script import Failure, Hang, Reply
+
+__all__ = ["Failure", "FakeAnthropic", "FakeOpenAI", "Hang", "Reply"]

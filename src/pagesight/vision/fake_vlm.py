@@ -1,8 +1,9 @@
 """A fake vision-language model server on 127.0.0.1, for tests and offline demos.
 
-It speaks the two APIs :mod:`pagesight.vision.vlm` uses: OpenAI-compatible
-``POST /v1/chat/completions`` (plus ``GET /v1/models``) and Ollama's ``POST /api/chat``
-(plus ``GET /api/tags``), with each API's own error shapes. Its caption is computed from the
+It speaks the OpenAI-compatible ``POST /v1/chat/completions`` (plus ``GET /v1/models``)
+that :mod:`pagesight.vision.vlm` asks every server through, and Ollama's own
+``POST /api/chat`` (plus ``GET /api/tags``) for other clients, with each API's own error
+shapes. Its caption is computed from the
 image it receives (size and dominant colour), so a test can tell that the screenshot really
 travelled. Every request body is kept in ``requests``.
 
