@@ -122,7 +122,9 @@ def test_a_question_the_text_does_not_answer_is_left_to_the_browser(
     result = asyncio.run(
         run_text_layer(server.url("text-refund-policy.html"), goal, model, out=out)
     )
-    assert result is None
+    assert result.run is None and result.tried
+    assert result.usage == USAGE  # what asking cost, for the browser run to count
+    assert result.reason == "the model said the page's text does not answer the goal"
     assert len(model.requests) == 1  # it was asked, and said no
     assert not out.exists()  # nothing written: the browser run writes the folder
 
@@ -145,7 +147,7 @@ def test_a_goal_that_changes_something_never_reaches_the_model(
     result = asyncio.run(
         run_text_layer(server.url("text-refund-policy.html"), goal, model, out=out)
     )
-    assert result is None
+    assert (result.run, result.tried, result.usage) == (None, False, None)
     assert model.requests == []
     assert not out.exists()
 
@@ -222,7 +224,7 @@ def test_the_record_of_a_text_answer_says_layer_text(server: StaticServer, tmp_p
     out = tmp_path / "run"
     url = server.url("text-refund-policy.html")
     model = _reader("within 30 days of delivery", "30 days from delivery")
-    result = asyncio.run(run_text_layer(url, "What is the refund window?", model, out=out))
+    result = asyncio.run(run_text_layer(url, "What is the refund window?", model, out=out)).run
     assert result is not None
     assert (result.stop_reason, result.layer, result.answer) == (
         "done",
@@ -231,7 +233,7 @@ def test_the_record_of_a_text_answer_says_layer_text(server: StaticServer, tmp_p
     )
     assert result.folder == out and result.rounds == 0
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
-    assert summary["layer"] == "text"
+    assert summary["layer"] == "text" and summary["layers_tried"] == ["text"]
     assert summary["stop_reason"] == "done" and summary["reached"] is True
     assert summary["answer"] == "30 days from delivery"
     assert summary["model_tokens"] == {"input": 900, "output": 20}
@@ -267,7 +269,7 @@ def test_a_text_answer_starts_no_browser(server: StaticServer, tmp_path: Path) -
         for task in os.listdir("/proc/self/task"):
             with open(f"/proc/self/task/{{task}}/children") as f:
                 children += f.read().split()
-        print(json.dumps({{"answer": result.answer, "layer": result.layer,
+        print(json.dumps({{"answer": result.run.answer, "layer": result.run.layer,
                            "children": children}}))
         """
     )
@@ -408,7 +410,7 @@ def test_a_browser_run_records_the_dom_layer(
     result = agent.run(server.url("agent-done.html"), goal="how many contacts are listed?")
     assert result.layer == "dom"
     summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
-    assert summary["layer"] == "dom"
+    assert summary["layer"] == "dom" and summary["layers_tried"] == ["dom"]
 
 
 def test_a_browser_run_that_turned_to_vision_records_the_vision_layer(
@@ -424,4 +426,33 @@ def test_a_browser_run_that_turned_to_vision_records_the_vision_layer(
     assert result.stop_reason == "done" and result.steps[-1].mode == "vision"
     assert result.layer == "vision"
     summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
-    assert summary["layer"] == "vision"
+    assert summary["layer"] == "vision" and summary["layers_tried"] == ["dom", "vision"]
+
+
+def test_a_declined_text_layer_handed_to_the_agent_is_counted_in_its_run(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    """The cascade in Python: the text layer, then the browser run given what it came to —
+    its tokens added, ``text`` first among the layers tried; an answered one is refused."""
+    url = server.url("text-refund-policy.html")
+    goal = "Who is the chief executive of Northwind Outfitters?"
+    text = asyncio.run(run_text_layer(url, goal, _reader("chief executive", "(never)")))
+    assert text.run is None and text.usage == USAGE
+    browser_usage = Usage(input_tokens=1000, output_tokens=30)
+    planner = ScriptedPlanner([Done(answer="not on the page", usage=browser_usage)])
+    result = Agent(browser, planner, out=tmp_path / "run").run(url, goal, text_layer=text)
+    assert result.usage == Usage(input_tokens=1900, output_tokens=50)
+    assert (result.layer, result.layers_tried) == ("dom", ("text", "dom"))
+    summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["model_tokens"] == {"input": 1900, "output": 50}
+    assert summary["layers_tried"] == ["text", "dom"]
+
+    answered = _reader("within 30 days", "30 days")
+    done = asyncio.run(
+        run_text_layer(url, "What is the refund window?", answered, out=tmp_path / "t")
+    )
+    assert done.run is not None
+    with pytest.raises(InvalidOption) as refused:
+        Agent(browser, planner, out=tmp_path / "again").run(url, goal, text_layer=done)
+    assert refused.value.option == "text_layer"
+    assert not (tmp_path / "again").exists()

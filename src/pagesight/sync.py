@@ -11,7 +11,7 @@ import threading
 from collections.abc import Callable, Collection, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from pagesight.act.batch import BatchResult
 from pagesight.act.effect import Effect
@@ -30,6 +30,9 @@ from pagesight.observe.ids import ElementLocation
 from pagesight.observe.observation import Observation, ObserveMode, View
 from pagesight.vision.ocr import OcrEngine
 from pagesight.vision.vlm import Captioner
+
+if TYPE_CHECKING:
+    from pagesight.agent.textlayer import TextLayerResult
 
 T = TypeVar("T")
 
@@ -472,6 +475,8 @@ class Agent:
         page = self._agent.page
         return self._loop.call(lambda: self._browser._wrap(page)) if page is not None else None
 
-    def run(self, url: str, goal: str | None = None) -> RunResult:
+    def run(
+        self, url: str, goal: str | None = None, *, text_layer: TextLayerResult | None = None
+    ) -> RunResult:
         """See :meth:`pagesight.aio.AsyncAgent.run`."""
-        return self._loop.run(self._agent.run(url, goal))
+        return self._loop.run(self._agent.run(url, goal, text_layer=text_layer))

@@ -49,6 +49,7 @@ from pagesight.observe.observation import Element, Observation
 from pagesight.runs.record import FINAL_SHOT, RunRecorder, default_folder
 
 if TYPE_CHECKING:
+    from pagesight.agent.textlayer import TextLayerResult
     from pagesight.browser.browser import AsyncBrowser
     from pagesight.browser.page import AsyncPage
 
@@ -108,13 +109,25 @@ class AsyncAgent:
         """The tab the last run used, left open (``None`` before a run)."""
         return self._page
 
-    async def run(self, url: str, goal: str | None = None) -> RunResult:
-        """Open ``url`` in a new tab and run the planner on it toward ``goal``."""
+    async def run(
+        self, url: str, goal: str | None = None, *, text_layer: TextLayerResult | None = None
+    ) -> RunResult:
+        """Open ``url`` in a new tab and run the planner on it toward ``goal``.
+
+        ``text_layer``: what :func:`~pagesight.agent.textlayer.run_text_layer` came to when
+        it did not answer — its model usage is added to this run's, and ``text`` heads the
+        summary's ``layers_tried`` when it ran."""
+        if text_layer is not None and text_layer.run is not None:
+            raise InvalidOption(
+                "text_layer",
+                "the text layer answered: its run is the result, there is no browser run to add "
+                "it to",
+            )
         folder = self._out or default_folder()
         recorder = RunRecorder(folder, secrets=self._secrets)
         recorder.start()
         try:
-            result = await self._run(url, goal, recorder)
+            result = _after_text_layer(await self._run(url, goal, recorder), text_layer)
         except BaseException as exc:
             # The error goes on to a caller who may print it (the CLI does): a planner's or a
             # page's message quoting a secret must not carry it there.
@@ -369,6 +382,22 @@ def _refs(decision: Decision) -> list[int]:
                 if isinstance(value, int) and not isinstance(value, bool):
                     out.append(value)
     return out
+
+
+def _after_text_layer(result: RunResult, text_layer: TextLayerResult | None) -> RunResult:
+    """The browser run's result with the text layer's attempt before it counted: its usage
+    added, ``text`` first among the layers tried."""
+    browser: tuple[Layer, ...] = ("dom", "vision") if _read_on_screen(result) else ("dom",)
+    if text_layer is None or not text_layer.tried:
+        return replace(result, layers_tried=browser)
+    usage = result.usage
+    if text_layer.usage is not None:
+        usage = text_layer.usage if usage is None else text_layer.usage + usage
+    return replace(result, usage=usage, layers_tried=("text", *browser))
+
+
+def _read_on_screen(result: RunResult) -> bool:
+    return result.layer == "vision" or any(s.mode == "vision" for s in result.steps)
 
 
 def _settled_after(results: tuple[ToolResult, ...], session: Session) -> Observation | None:

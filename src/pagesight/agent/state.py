@@ -175,6 +175,9 @@ class RunResult:
     """A model's tokens and cost, summed over the decisions that reported any."""
     layer: Layer = "dom"
     """Which layer of the cascade ended the run (see :data:`Layer`)."""
+    layers_tried: tuple[Layer, ...] = ()
+    """The layers the run went through, in order (``("text", "dom")``: the text layer did
+    not answer, the browser did); empty means ``layer`` alone."""
 
     @property
     def reached(self) -> bool:
@@ -188,6 +191,7 @@ class RunResult:
             "stop_reason": self.stop_reason,
             "reached": self.reached,
             "layer": self.layer,
+            "layers_tried": list(self.layers_tried or (self.layer,)),
             "message": self.message,
             "answer": self.answer,
             "steps": len(self.steps),

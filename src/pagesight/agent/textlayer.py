@@ -13,11 +13,14 @@ starts, :func:`run_text_layer`:
    ``answer_from_text(answered, answer)``, whose arguments pydantic checks;
 5. when the model says the text answers the goal, writes the run's folder (``summary.json``
    with ``layer: "text"``, one ``run.jsonl`` line, ``report.html``, ``steps.txt``) and returns
-   a :class:`~pagesight.agent.state.RunResult` ended ``done``.
+   a :class:`TextLayerResult` whose ``run`` is a :class:`~pagesight.agent.state.RunResult`
+   ended ``done``.
 
 Anything else — the goal changes something, the fetch fails (an error status, a refused
 connection, a timeout, a non-HTML answer), the model says no or answers off the schema —
-returns ``None`` and writes nothing: the browser run takes the goal from the start.
+writes nothing and returns a :class:`TextLayerResult` with no ``run``: the browser run takes
+the goal from the start, and is given the result (``agent.run(url, goal, text_layer=…)``) so
+that what asking the model cost is counted in its summary.
 """
 
 from __future__ import annotations
@@ -172,27 +175,64 @@ async def read_page(
     )
 
 
+@dataclass(frozen=True, kw_only=True)
+class TextLayerResult:
+    """What the text layer came to: the run, when the page's text answered the goal; else
+    why not, and what asking the model cost (the browser run that follows counts it)."""
+
+    run: RunResult | None
+    """The run, ended ``done`` with ``layer`` ``"text"``, when the text answered."""
+    tried: bool
+    """Whether the layer ran at all: ``False`` for a goal that changes something (nothing
+    fetched, no model asked)."""
+    usage: Usage | None
+    """What the model reported its call cost, answered or not; ``None`` when it was not
+    asked (or reported nothing)."""
+    reason: str
+    """Why the text did not answer (empty when it did)."""
+
+    @property
+    def answered(self) -> bool:
+        return self.run is not None
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Attempt:
+    found: TextAnswer | None
+    tried: bool
+    usage: Usage | None
+    reason: str
+
+
 async def answer_from_text(
     url: str, goal: str, model: Model, *, timeout: float = 10.0, max_chars: int = MAX_CHARS
 ) -> TextAnswer | None:
     """The answer to ``goal`` from the text of the page at ``url``, when the model says the
     text holds it; else ``None`` (at once, with no fetch, when the goal changes something)."""
+    return (await _attempt(url, goal, model, timeout=timeout, max_chars=max_chars)).found
+
+
+async def _attempt(
+    url: str, goal: str, model: Model, *, timeout: float, max_chars: int
+) -> _Attempt:
     _check_options(timeout, max_chars)
     if not isinstance(goal, str) or changes_something(goal):
-        return None
+        return _Attempt(found=None, tried=False, usage=None, reason="the goal changes something")
     clock = time.monotonic()
     page = await read_page(url, timeout=timeout, max_chars=max_chars)
     fetch_s = time.monotonic() - clock
     if page is None:
-        return None
+        reason = "the page could not be read as HTML without a browser"
+        return _Attempt(found=None, tried=True, usage=None, reason=reason)
     messages = prompt(goal, page)
     clock = time.monotonic()
     reply = await model.complete(messages, (ANSWER_TOOL,))
     ask_s = time.monotonic() - clock
     answer = _answer(reply)
     if answer is None:
-        return None
-    return TextAnswer(
+        reason = "the model said the page's text does not answer the goal"
+        return _Attempt(found=None, tried=True, usage=reply.usage, reason=reason)
+    found = TextAnswer(
         answer=answer,
         url=page.url,
         chars=len(page.text),
@@ -203,6 +243,7 @@ async def answer_from_text(
         fetch_seconds=fetch_s,
         ask_seconds=ask_s,
     )
+    return _Attempt(found=found, tried=True, usage=reply.usage, reason="")
 
 
 async def run_text_layer(
@@ -214,14 +255,18 @@ async def run_text_layer(
     timeout: float = 10.0,
     max_chars: int = MAX_CHARS,
     secrets: Mapping[str, str] | None = None,
-) -> RunResult | None:
+) -> TextLayerResult:
     """Try the text layer before a browser: when the page's text answers ``goal``, write the
-    run's folder (``out``, default ``runs/<UTC timestamp>/``) and return its result (stop
-    reason ``done``, ``layer`` ``"text"``); else ``None``, with nothing written."""
+    run's folder (``out``, default ``runs/<UTC timestamp>/``) and return it as ``run`` (stop
+    reason ``done``, ``layer`` ``"text"``); else no ``run``, nothing written, and the
+    model's usage to hand to the browser run (``agent.run(url, goal, text_layer=…)``)."""
     started = time.monotonic()
-    found = await answer_from_text(url, goal, model, timeout=timeout, max_chars=max_chars)
+    attempt = await _attempt(url, goal, model, timeout=timeout, max_chars=max_chars)
+    found = attempt.found
     if found is None:
-        return None
+        return TextLayerResult(
+            run=None, tried=attempt.tried, usage=attempt.usage, reason=attempt.reason
+        )
     recorder = RunRecorder(out if out is not None else default_folder(), secrets=Secrets(secrets))
     recorder.start()
     try:
@@ -261,12 +306,13 @@ async def run_text_layer(
             folder=recorder.folder,
             usage=found.usage,
             layer="text",
+            layers_tried=("text",),
         )
     except BaseException as exc:
         recorder.failed(exc)
         raise
     recorder.finish(result)
-    return result
+    return TextLayerResult(run=result, tried=True, usage=found.usage, reason="")
 
 
 def prompt(goal: str, page: PageText) -> tuple[Message, ...]:
