@@ -14,12 +14,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+from pagesight.cli_run import add_run_options, run, run_agent
 from pagesight.errors import InvalidOption, PagesightError, RuntimeFailure
 
 if TYPE_CHECKING:  # the CLI imports the browser only once its arguments are checked
-    from pagesight import Page, RunResult
-    from pagesight.agent.planner import Planner
-    from pagesight.agent.state import StepRecord
+    from pagesight import Page
 
 
 class _Parser(argparse.ArgumentParser):
@@ -75,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
     find.add_argument("--lang", choices=("en", "zh"), default="en", help="labels of the text")
     find.add_argument("--mode", choices=("cdp", "evaluate"), default="cdp")
     _browser_options(find)
-    _run_options(commands)
+    add_run_options(commands, _viewport)
     _demo_options(commands)
     return parser
 
@@ -205,226 +204,6 @@ def _find(args: argparse.Namespace) -> str:
     return json.dumps(data, ensure_ascii=False, indent=2)
 
 
-def _secret(value: str) -> tuple[str, str]:
-    name, sep, secret = value.partition("=")
-    if not sep or not name.strip():
-        # Never echo it: a value given without its NAME= is still a secret.
-        raise argparse.ArgumentTypeError("expected NAME=VALUE (what was given is not shown)")
-    return name.strip(), secret
-
-
-def _price(value: str) -> tuple[float, float]:
-    given, sep, taken = value.partition(",")
-    try:
-        prices = (float(given), float(taken)) if sep else None
-    except ValueError:
-        prices = None
-    if prices is None or min(prices) < 0:
-        raise argparse.ArgumentTypeError(
-            f"expected two prices ≥ 0, input and output per million tokens, such as 0.4,1.6, "
-            f"not {value!r}"
-        )
-    return prices
-
-
-def _run_options(commands: argparse._SubParsersAction[_Parser]) -> None:
-    run = commands.add_parser("run", help="run a task on a page: a script of steps, or a goal")
-    run.add_argument("url", help="the page to start on: an http(s) URL or a local HTML file")
-    task = run.add_mutually_exclusive_group(required=True)
-    task.add_argument("--steps", metavar="FILE", help="a script of steps (or a run's steps.txt)")
-    task.add_argument("--goal", metavar="TEXT", help="a goal for a model planner")
-    run.add_argument(
-        "--model",
-        default=None,
-        metavar="PROVIDER:MODEL",
-        help="the model a --goal is given to: openai:gpt-4.1-mini, anthropic:claude-haiku-4-5, "
-        "ollama:qwen2.5-vl:7b, openrouter:…, vllm:…, lmstudio:…, llamacpp:…",
-    )
-    run.add_argument(
-        "--api-key",
-        default=None,
-        help="the model's API key (else OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY…)",
-    )
-    run.add_argument(
-        "--base-url",
-        default=None,
-        help="the model server's URL (else OPENAI_BASE_URL, ANTHROPIC_BASE_URL, OLLAMA_HOST…)",
-    )
-    run.add_argument(
-        "--model-timeout",
-        type=float,
-        default=60.0,
-        metavar="SECONDS",
-        help="how long one model call may take (default 60)",
-    )
-    run.add_argument(
-        "--price",
-        type=_price,
-        default=None,
-        metavar="IN,OUT",
-        help="the model's price in US dollars per million input and output tokens, to report "
-        "the run's cost (known models are priced already)",
-    )
-    run.add_argument(
-        "--max-steps",
-        type=int,
-        default=None,
-        help="decisions at most (default: 15, or twice the script's steps when more)",
-    )
-    run.add_argument("--headed", action="store_true", help="show the browser window")
-    run.add_argument(
-        "--out", metavar="DIR", default=None, help="the run's folder (runs/<UTC time>)"
-    )
-    run.add_argument(
-        "--secret",
-        type=_secret,
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="a value {{NAME}} in a step stands for (else the environment variable NAME)",
-    )
-    run.add_argument("--cdp-url", default=None, help="attach to a running Chromium instead")
-    run.add_argument("--viewport", type=_viewport, default=None, metavar="WxH")
-
-
-def _run(args: argparse.Namespace) -> int:
-    """``pagesight run``: exit 0 when the goal was reached, 3 when the run ended on its own
-    short of it, 1 on a browser or model failure, 2 on bad input or set-up (raised, like
-    every command's) — a missing key or SDK before a browser starts."""
-    from pagesight.planners import StepsPlanner
-
-    if args.goal is None:
-        for option in ("model", "api_key", "base_url", "price"):
-            if getattr(args, option) is not None:
-                raise InvalidOption(
-                    option, "is for the model a --goal is given to; --steps needs none"
-                )
-    if args.max_steps is not None and args.max_steps < 1:
-        raise InvalidOption("max_steps", f"must be a positive number, not {args.max_steps}")
-    if args.cdp_url and (args.headed or args.viewport):
-        raise InvalidOption(
-            "cdp_url", "an attached browser keeps its windows: no --headed or --viewport"
-        )
-    planner: Planner
-    if args.goal is not None:
-        planner = _goal_planner(args)
-        secrets = dict(args.secret)
-        max_steps = args.max_steps or 15
-    else:
-        steps = StepsPlanner.from_file(args.steps)
-        planner, secrets = steps, steps.secrets(dict(args.secret))
-        max_steps = args.max_steps or max(15, 2 * len(steps.steps) + 1)
-    result = _run_agent(
-        args.url,
-        planner,
-        secrets,
-        goal=args.goal,
-        max_steps=max_steps,
-        out=args.out,
-        headed=args.headed,
-        viewport=args.viewport,
-        cdp_url=args.cdp_url,
-    )
-    return 0 if result.reached else 3
-
-
-def _goal_planner(args: argparse.Namespace) -> Planner:
-    """The planner a ``--goal`` is given to, its model resolved (key, URL, SDK) before a
-    browser starts."""
-    from pagesight.agent.model import ModelPlanner
-    from pagesight.models import add_price, connect, resolve
-
-    if args.model is None:
-        raise InvalidOption(
-            "model",
-            "a --goal is given to a model: add --model PROVIDER:MODEL, such as "
-            "openai:gpt-4.1-mini or ollama:qwen2.5-vl:7b",
-        )
-    if args.model_timeout <= 0:
-        raise InvalidOption("model_timeout", f"must be a positive number, not {args.model_timeout}")
-    # `--model decisions:MODEL` (the Decisions API's probability planner) plugs in here: it is
-    # a planner of its own, not a chat model behind ModelPlanner, so it is picked by the
-    # provider's name before `resolve` (which knows the chat providers only).
-    spec = resolve(args.model, api_key=args.api_key, base_url=args.base_url)
-    if args.price is not None:
-        add_price(spec.name, input=args.price[0], output=args.price[1])
-    return ModelPlanner(connect(spec, timeout=args.model_timeout))
-
-
-def _run_agent(
-    url: str,
-    planner: Planner,
-    secrets: dict[str, str],
-    *,
-    goal: str | None = None,
-    max_steps: int,
-    out: str | None,
-    headed: bool,
-    viewport: tuple[int, int] | None = None,
-    cdp_url: str | None = None,
-) -> RunResult:
-    """Run ``planner`` from ``url`` with a line on the terminal per step, then the summary
-    and where the report is (``pagesight run`` with steps or a goal, and the demo)."""
-    from rich.console import Console
-    from rich.text import Text
-
-    from pagesight import Agent, Browser
-    from pagesight.agent.secrets import Secrets
-    from pagesight.browser.viewport import DEFAULT_VIEWPORT
-    from pagesight.runs.progress import progress_lines
-    from pagesight.runs.record import REPORT, STEPS
-
-    mask = Secrets(secrets).mask
-    console = Console(file=sys.stdout, soft_wrap=True, highlight=False, markup=False, emoji=False)
-
-    def show(record: StepRecord) -> None:
-        for line in progress_lines(record):
-            seconds = f"{line.seconds:.2f}s" if line.seconds is not None else ""
-            text = Text.assemble(
-                (f"{record.number:>3} ", "dim"),
-                (mask(line.step), "bold"),
-                ("  →  " + mask(line.element) if line.element else "", "cyan"),
-                ("  " + mask(line.effect), "green" if line.ok else "red"),
-                (f"  {seconds}" if seconds else "", "dim"),
-            )
-            console.print(text)
-
-    if cdp_url:
-        browser = Browser.connect(cdp_url)
-    else:
-        browser = Browser.launch(headless=not headed, viewport=viewport or DEFAULT_VIEWPORT)
-    with browser:
-        agent = Agent(browser, planner, max_steps=max_steps, out=out, secrets=secrets, on_step=show)
-        try:
-            result = agent.run(url, goal)
-        finally:
-            if cdp_url and agent.page is not None:
-                agent.page.close()
-    style = "bold green" if result.reached else "bold red"
-    console.print(Text(mask(f"{result.stop_reason}: {result.message}"), style=style))
-    if result.answer is not None:
-        console.print(mask(f"answer: {result.answer}"))
-    usage = result.usage
-    model = ""
-    if usage is not None:
-        cost = f", ${usage.cost:.4f}" if usage.cost is not None else ""
-        model = f", model {usage.input_tokens} in / {usage.output_tokens} out{cost}"
-    console.print(
-        f"{len(result.steps)} decisions in {result.rounds} rounds, {result.tokens} tokens read"
-        f"{model}, {result.seconds:.1f} s"
-    )
-    for healed in getattr(planner, "healed", ()):
-        console.print(
-            mask(
-                f"healed: line {healed['line']}: {healed['step']}: "
-                f"{healed['hint']} → {healed['selector']}"
-            )
-        )
-    console.print(f"report: {result.folder / REPORT}")
-    console.print(f"steps: {result.folder / STEPS}")
-    return result
-
-
 class _ServeParser(_Parser):
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"pagesight: {message} (see pagesight demo serve --help)\n")
@@ -491,7 +270,7 @@ def _demo_task(args: argparse.Namespace) -> int:
     planner = StepsPlanner.from_file(DEMO_STEPS)
     with OrbitApp.start() as app:
         print(f"Orbit CRM on {app.url}; the task: {DEMO_STEPS}", flush=True)
-        result = _run_agent(
+        result = run_agent(
             app.url,
             planner,
             {},
@@ -523,7 +302,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _interrupt) if in_main else None
     try:
         if args.command == "run":
-            return _run(args)
+            return run(args)
         if args.command == "demo":
             return _demo(args)
         output = _find(args) if args.command == "find" else _observe(args)

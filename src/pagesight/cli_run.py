@@ -1,0 +1,351 @@
+"""``pagesight run``: a script of steps, or a goal given to a model — the cascade from the
+command line. For a goal that only asks, the text layer first (the page fetched with httpx,
+its text given to the model, no browser); when the text does not answer, or the goal changes
+something, the browser run. Its errors are raised, as every command's, for :func:`pagesight.
+cli.main` to print in one line."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pagesight.errors import InvalidOption
+
+if TYPE_CHECKING:  # the browser is imported only once the arguments are checked
+    from rich.console import Console
+
+    from pagesight import RunResult
+    from pagesight.agent.model import Model
+    from pagesight.agent.planner import Planner
+    from pagesight.agent.state import StepRecord
+    from pagesight.agent.textlayer import TextLayerResult
+
+DECISIONS = "decisions"
+"""``--model decisions:MODEL``: the Decisions API's probability planner."""
+
+
+def _secret(value: str) -> tuple[str, str]:
+    name, sep, secret = value.partition("=")
+    if not sep or not name.strip():
+        # Never echo it: a value given without its NAME= is still a secret.
+        raise argparse.ArgumentTypeError("expected NAME=VALUE (what was given is not shown)")
+    return name.strip(), secret
+
+
+def _price(value: str) -> tuple[float, float]:
+    given, sep, taken = value.partition(",")
+    try:
+        prices = (float(given), float(taken)) if sep else None
+    except ValueError:
+        prices = None
+    if prices is None or min(prices) < 0:
+        raise argparse.ArgumentTypeError(
+            f"expected two prices ≥ 0, input and output per million tokens, such as 0.4,1.6, "
+            f"not {value!r}"
+        )
+    return prices
+
+
+def add_run_options(
+    commands: argparse._SubParsersAction[Any], viewport: Callable[[str], tuple[int, int]]
+) -> None:
+    """The ``run`` command's parser (``viewport``: the type of ``--viewport``, shared with
+    the other commands)."""
+    run = commands.add_parser("run", help="run a task on a page: a script of steps, or a goal")
+    run.add_argument("url", help="the page to start on: an http(s) URL or a local HTML file")
+    task = run.add_mutually_exclusive_group(required=True)
+    task.add_argument("--steps", metavar="FILE", help="a script of steps (or a run's steps.txt)")
+    task.add_argument("--goal", metavar="TEXT", help="a goal for a model planner")
+    run.add_argument(
+        "--model",
+        default=None,
+        metavar="PROVIDER:MODEL",
+        help="the model a --goal is given to: openai:gpt-4.1-mini, anthropic:claude-haiku-4-5, "
+        "ollama:qwen2.5-vl:7b, openrouter:…, vllm:…, lmstudio:…, llamacpp:…, or "
+        "decisions:pplx-decider-v1.1-27b (the Decisions API's probability planner)",
+    )
+    run.add_argument(
+        "--api-key",
+        default=None,
+        help="the model's API key (else OPENAI_API_KEY, ANTHROPIC_API_KEY, OPENROUTER_API_KEY, "
+        "PERPLEXITY_API_KEY…)",
+    )
+    run.add_argument(
+        "--base-url",
+        default=None,
+        help="the model server's URL (else OPENAI_BASE_URL, ANTHROPIC_BASE_URL, OLLAMA_HOST, "
+        "PERPLEXITY_BASE_URL…)",
+    )
+    run.add_argument(
+        "--model-timeout",
+        type=float,
+        default=60.0,
+        metavar="SECONDS",
+        help="how long one model call may take (default 60)",
+    )
+    run.add_argument(
+        "--price",
+        type=_price,
+        default=None,
+        metavar="IN,OUT",
+        help="the model's price in US dollars per million input and output tokens, to report "
+        "the run's cost (known models are priced already)",
+    )
+    run.add_argument(
+        "--no-text-layer",
+        action="store_true",
+        help="open the browser at once, even for a goal that only asks (by default such a "
+        "goal is first answered, when it can be, from the page's text with no browser)",
+    )
+    run.add_argument(
+        "--max-steps",
+        type=int,
+        default=None,
+        help="decisions at most (default: 15, or twice the script's steps when more)",
+    )
+    run.add_argument("--headed", action="store_true", help="show the browser window")
+    run.add_argument(
+        "--out", metavar="DIR", default=None, help="the run's folder (runs/<UTC time>)"
+    )
+    run.add_argument(
+        "--secret",
+        type=_secret,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a value {{NAME}} in a step stands for (else the environment variable NAME)",
+    )
+    run.add_argument("--cdp-url", default=None, help="attach to a running Chromium instead")
+    run.add_argument("--viewport", type=viewport, default=None, metavar="WxH")
+
+
+@dataclass(frozen=True, kw_only=True)
+class GoalPlanner:
+    """The planner a ``--goal`` is given to, and the chat model behind it, which the text
+    layer asks too (``None`` for the decisions planner, which answers no text)."""
+
+    planner: Planner
+    model: Model | None
+
+
+def run(args: argparse.Namespace) -> int:
+    """``pagesight run``: exit 0 when the goal was reached, 3 when the run ended on its own
+    short of it, 1 on a browser or model failure, 2 on bad input or set-up (raised, like
+    every command's) — a missing key or SDK before a browser starts."""
+    from pagesight.planners import StepsPlanner
+
+    if args.goal is None:
+        for option in ("model", "api_key", "base_url", "price"):
+            if getattr(args, option) is not None:
+                raise InvalidOption(
+                    option, "is for the model a --goal is given to; --steps needs none"
+                )
+        if args.no_text_layer:
+            raise InvalidOption("no_text_layer", "is for a --goal; --steps has no text layer")
+    if args.max_steps is not None and args.max_steps < 1:
+        raise InvalidOption("max_steps", f"must be a positive number, not {args.max_steps}")
+    if args.cdp_url and (args.headed or args.viewport):
+        raise InvalidOption(
+            "cdp_url", "an attached browser keeps its windows: no --headed or --viewport"
+        )
+    planner: Planner
+    text_layer: TextLayerResult | None = None
+    if args.goal is not None:
+        chosen = goal_planner(args)
+        planner, secrets = chosen.planner, dict(args.secret)
+        max_steps = args.max_steps or 15
+        if chosen.model is not None and not args.no_text_layer:
+            text_layer = _try_text_layer(args, chosen.model, secrets)
+            if text_layer.run is not None:
+                _print_result(text_layer.run, planner, secrets, steps=True)
+                return 0
+    else:
+        steps = StepsPlanner.from_file(args.steps)
+        planner, secrets = steps, steps.secrets(dict(args.secret))
+        max_steps = args.max_steps or max(15, 2 * len(steps.steps) + 1)
+    result = run_agent(
+        args.url,
+        planner,
+        secrets,
+        goal=args.goal,
+        max_steps=max_steps,
+        out=args.out,
+        headed=args.headed,
+        viewport=args.viewport,
+        cdp_url=args.cdp_url,
+        text_layer=text_layer,
+    )
+    return 0 if result.reached else 3
+
+
+def goal_planner(args: argparse.Namespace) -> GoalPlanner:
+    """The planner a ``--goal`` is given to, its model resolved (key, URL, SDK) before a
+    browser starts."""
+    from pagesight.agent.model import ModelPlanner
+    from pagesight.models import add_price, connect, resolve
+
+    if args.model is None:
+        raise InvalidOption(
+            "model",
+            "a --goal is given to a model: add --model PROVIDER:MODEL, such as "
+            "openai:gpt-4.1-mini or ollama:qwen2.5-vl:7b",
+        )
+    if args.model_timeout <= 0:
+        raise InvalidOption("model_timeout", f"must be a positive number, not {args.model_timeout}")
+    provider, _, name = args.model.partition(":")
+    if provider == DECISIONS:
+        # A planner of its own, not a chat model behind ModelPlanner: picked by the
+        # provider's name before `resolve` (which knows the chat providers only).
+        return GoalPlanner(planner=_decisions_planner(args, name), model=None)
+    spec = resolve(args.model, api_key=args.api_key, base_url=args.base_url)
+    if args.price is not None:
+        add_price(spec.name, input=args.price[0], output=args.price[1])
+    model = connect(spec, timeout=args.model_timeout)
+    return GoalPlanner(planner=ModelPlanner(model), model=model)
+
+
+def _decisions_planner(args: argparse.Namespace, name: str) -> Planner:
+    from pagesight.planners.decisions import DecisionsPlanner
+
+    if args.price is not None:
+        raise InvalidOption(
+            "price", "prices a chat model's tokens; the decisions planner reports tokens only"
+        )
+    if not name:
+        raise InvalidOption(
+            "model", "name the decision model after the colon: decisions:pplx-decider-v1.1-27b"
+        )
+    try:
+        return DecisionsPlanner.from_env(
+            model=name, api_key=args.api_key, base_url=args.base_url, timeout=args.model_timeout
+        )
+    except InvalidOption as exc:
+        if exc.option != "api_key":
+            raise
+        # Said as the other providers say it, with the option this command has.
+        raise InvalidOption(
+            "api_key",
+            "the decisions planner needs an API key: set PERPLEXITY_API_KEY or pass --api-key",
+        ) from exc
+
+
+def _try_text_layer(
+    args: argparse.Namespace, model: Model, secrets: Mapping[str, str]
+) -> TextLayerResult:
+    """The text layer, before any browser: in its own event loop, which ends before the
+    browser's starts (the provider layer makes an SDK client per call, tied to no loop)."""
+    from pagesight.agent.secrets import Secrets
+    from pagesight.agent.textlayer import run_text_layer
+
+    found = asyncio.run(run_text_layer(args.url, args.goal, model, out=args.out, secrets=secrets))
+    if found.tried and found.run is None:
+        print(Secrets(secrets).mask(f"text layer: {found.reason}; opening the browser"))
+    return found
+
+
+def run_agent(
+    url: str,
+    planner: Planner,
+    secrets: dict[str, str],
+    *,
+    goal: str | None = None,
+    max_steps: int,
+    out: str | None,
+    headed: bool,
+    viewport: tuple[int, int] | None = None,
+    cdp_url: str | None = None,
+    text_layer: TextLayerResult | None = None,
+) -> RunResult:
+    """Run ``planner`` from ``url`` with a line on the terminal per step, then the summary
+    and where the report is (``pagesight run`` with steps or a goal, and the demo)."""
+    from pagesight import Agent, Browser
+    from pagesight.browser.viewport import DEFAULT_VIEWPORT
+
+    show = _progress(secrets)
+    if cdp_url:
+        browser = Browser.connect(cdp_url)
+    else:
+        browser = Browser.launch(headless=not headed, viewport=viewport or DEFAULT_VIEWPORT)
+    with browser:
+        agent = Agent(browser, planner, max_steps=max_steps, out=out, secrets=secrets, on_step=show)
+        try:
+            result = agent.run(url, goal, text_layer=text_layer)
+        finally:
+            if cdp_url and agent.page is not None:
+                agent.page.close()
+    _print_result(result, planner, secrets)
+    return result
+
+
+def _progress(secrets: Mapping[str, str]) -> Callable[[StepRecord], None]:
+    """A line on the terminal per step: the step, the element, the effect, the time."""
+    from rich.text import Text
+
+    from pagesight.agent.secrets import Secrets
+    from pagesight.runs.progress import progress_lines
+
+    mask, console = Secrets(secrets).mask, _console()
+
+    def show(record: StepRecord) -> None:
+        for line in progress_lines(record):
+            seconds = f"{line.seconds:.2f}s" if line.seconds is not None else ""
+            text = Text.assemble(
+                (f"{record.number:>3} ", "dim"),
+                (mask(line.step), "bold"),
+                ("  →  " + mask(line.element) if line.element else "", "cyan"),
+                ("  " + mask(line.effect), "green" if line.ok else "red"),
+                (f"  {seconds}" if seconds else "", "dim"),
+            )
+            console.print(text)
+
+    return show
+
+
+def _print_result(
+    result: RunResult, planner: Planner, secrets: Mapping[str, str], *, steps: bool = False
+) -> None:
+    """The stop reason, the answer, the counts and cost, the healed steps and where the
+    records are (``steps``: the step lines first, for a run that printed none as it went)."""
+    from rich.text import Text
+
+    from pagesight.agent.secrets import Secrets
+    from pagesight.runs.record import REPORT, STEPS
+
+    mask, console = Secrets(secrets).mask, _console()
+    if steps:
+        show = _progress(secrets)
+        for record in result.steps:
+            show(record)
+    style = "bold green" if result.reached else "bold red"
+    console.print(Text(mask(f"{result.stop_reason}: {result.message}"), style=style))
+    if result.answer is not None:
+        console.print(mask(f"answer: {result.answer}"))
+    usage = result.usage
+    model = ""
+    if usage is not None:
+        cost = f", ${usage.cost:.4f}" if usage.cost is not None else ""
+        model = f", model {usage.input_tokens} in / {usage.output_tokens} out{cost}"
+    layers = " → ".join(result.layers_tried or (result.layer,))
+    console.print(
+        f"{len(result.steps)} decisions in {result.rounds} rounds, {result.tokens} tokens read"
+        f"{model}, {result.seconds:.1f} s, layer {layers}"
+    )
+    for healed in getattr(planner, "healed", ()):
+        console.print(
+            mask(
+                f"healed: line {healed['line']}: {healed['step']}: "
+                f"{healed['hint']} → {healed['selector']}"
+            )
+        )
+    console.print(f"report: {result.folder / REPORT}")
+    console.print(f"steps: {result.folder / STEPS}")
+
+
+def _console() -> Console:
+    from rich.console import Console
+
+    return Console(file=sys.stdout, soft_wrap=True, highlight=False, markup=False, emoji=False)
