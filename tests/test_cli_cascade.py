@@ -23,7 +23,7 @@ from conftest import StaticServer
 from model_support import latest_page, texts
 from pagesight.demo import OrbitApp
 from pagesight.models import price_of
-from pagesight.testing import FakeOpenAI, Reply
+from pagesight.testing import FakeAnthropic, FakeOpenAI, Reply
 from pagesight.testing.decisions import FakeDecisionsServer, estimate
 from pagesight.testing.decisions_demo import ORBIT_GOAL, orbit_script
 
@@ -80,8 +80,8 @@ def _browsers(started: list[str]) -> list[str]:
 
 
 def _tools(body: dict[str, Any]) -> list[str]:
-    """The names of the tools a chat-completions request offered."""
-    return [t["function"]["name"] for t in body.get("tools", [])]
+    """The names of the tools a request offered (chat completions or Anthropic's messages)."""
+    return [t["function"]["name"] if "function" in t else t["name"] for t in body.get("tools", [])]
 
 
 def _reader(needle: str, answer: str) -> Any:
@@ -106,32 +106,41 @@ def _summary(out: Path) -> dict[str, Any]:
     return json.loads((out / "summary.json").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
 
 
+@pytest.mark.parametrize(
+    ("fake_server", "model", "key"),
+    [(FakeOpenAI, MODEL, "OPENAI"), (FakeAnthropic, "anthropic:claude-haiku-4-5", "ANTHROPIC")],
+)
 def test_a_goal_the_pages_text_answers_starts_no_browser(
-    server: StaticServer, tmp_path: Path
+    server: StaticServer,
+    tmp_path: Path,
+    fake_server: type[FakeOpenAI | FakeAnthropic],
+    model: str,
+    key: str,
 ) -> None:
     out = tmp_path / "run"
     reader = _reader("within 30 days of delivery", "30 days from delivery")
-    with FakeOpenAI([reader] * 3, api_key="sk-text") as fake:
+    with fake_server([reader] * 3, api_key="sk-text") as fake:
         done, started = _cli(
             tmp_path,
             server.url("text-refund-policy.html"),
             "--goal",
             "What is the refund window?",
             "--model",
-            MODEL,
+            model,
             "--out",
             str(out),
-            env={"OPENAI_API_KEY": "sk-text", "OPENAI_BASE_URL": fake.base_url},
+            env={f"{key}_API_KEY": "sk-text", f"{key}_BASE_URL": fake.base_url},
         )
     assert (done.returncode, done.stderr) == (0, ""), done.stdout + done.stderr
-    assert started and _browsers(started) == []  # processes seen, but no Chromium, no driver
+    # No Chromium, no Playwright driver (the probe sees them when they start: the test below).
+    assert _browsers(started) == []
     lines = done.stdout.splitlines()
     assert "done: the page's text answers the goal" in lines
     assert "answer: 30 days from delivery" in lines
     (request,) = fake.requests  # one call: the text layer's
     assert _tools(request) == ["answer_from_text"]
     (usage,) = fake.usages
-    price = price_of("openai", "gpt-4.1-mini")
+    price = price_of(*model.split(":"))
     assert price is not None
     cost = price.cost(*usage)
     assert f"model {usage[0]} in / {usage[1]} out, ${cost:.4f}" in done.stdout
