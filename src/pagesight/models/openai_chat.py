@@ -5,25 +5,53 @@ request: the messages (an image as an ``image_url`` data URL), the tools as func
 ``parameters`` are the registry's schemas, and the assistant's ``tool_calls`` answered by
 ``tool`` messages with their ``tool_call_id``.
 
-With ``strict`` (the default for OpenAI itself) each tool whose schema can be made strict is
-sent with ``"strict": true``, so OpenAI's structured outputs guarantee arguments that fit it:
-every property is required, an optional one may be ``null``, and the nulls are dropped again
-from the reply so the tool's defaults apply. A schema that cannot be strict (an object open
-to any keys, as ``batch``'s arguments) is sent as it is.
+With ``strict`` (the default for each provider below but OpenRouter) the request also asks
+the server to constrain the reply, each in the one way it really enforces (``constraint``):
+
+* ``"strict_tools"`` — OpenAI: each tool whose schema can be made strict is sent with
+  ``"strict": true``, so structured outputs guarantee arguments that fit it: every property
+  is required, an optional one may be ``null``, and the nulls are dropped again from the
+  reply so the tool's defaults apply. A schema that cannot be strict (an object open to any
+  keys, as ``batch``'s arguments) is sent as it is. Other servers ignore ``strict``.
+* ``"required_tool"`` — vLLM, llama.cpp's server, LM Studio: ``tool_choice: "required"``.
+  vLLM (≥ 0.8.3) then decodes with its structured-output backend against the tools'
+  schemas, so the reply is one or more calls whose arguments fit them; unlike ``"auto"`` it
+  needs no ``--enable-auto-tool-choice``/``--tool-call-parser`` (an older vLLM refuses the
+  value with a 400, which ends the run: turn strict off). llama.cpp's server (started with
+  ``--jinja``, without which it takes no tools at all) turns it into a grammar that forces a
+  call of one of the tools from the first token, instead of the lazy grammar that only
+  starts at the model's own tool-call marker; with some chat templates it is accepted and
+  not enforced (ggml-org/llama.cpp#27217), and the reply is read as usual. LM Studio takes
+  ``"none" | "auto" | "required"`` and forces a call. A tool choice cannot be paired with
+  ``response_format`` on these servers (llama.cpp refuses a grammar beside tools), so
+  this is the one ask.
+* ``"json_schema"`` — Ollama: its ``/v1`` ignores ``tool_choice`` and does not constrain
+  tool calls (its tools are parsed from the text the model wrote), but it enforces
+  ``response_format: {"type": "json_schema"}`` with a grammar (Ollama ≥ 0.5). So the tools
+  are still sent (its chat template shows them to the model) and the reply is constrained to
+  one call as JSON, ``{"name": TOOL, "arguments": {...}}``, one of the tools with arguments
+  that fit its schema (:func:`call_schema`); that reply is turned into a real tool call
+  here. If Ollama parsed it as a tool call itself, that call is read; an older Ollama that
+  ignores the schema answers as it always did, and the reply is read as usual.
+
+OpenRouter passes ``strict`` on to some of its providers only, and is not asked by default.
+``strict=False`` (``connect(spec, strict=False)``) asks for nothing: some local models
+answer worse when forced.
 """
 
 from __future__ import annotations
 
 import base64
 import copy
+import itertools
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from pagesight.agent.context import Message, ToolCall
 from pagesight.agent.model import ModelReply
 from pagesight.agent.registry import ToolSpec
-from pagesight.errors import ModelNotConfigured
+from pagesight.errors import InvalidOption, ModelNotConfigured
 from pagesight.models import prices
 from pagesight.models.base import (
     check_options,
@@ -37,12 +65,19 @@ from pagesight.models.retry import with_retries
 if TYPE_CHECKING:
     import openai
 
+Constraint = Literal["strict_tools", "required_tool", "json_schema"]
+"""How a server is asked to constrain a reply (see the module's notes)."""
+CONSTRAINTS: tuple[Constraint, ...] = ("strict_tools", "required_tool", "json_schema")
+_CALL_SCHEMA_NAME = "tool_call"
+_call_ids = itertools.count(1)  # of the calls read from a JSON reply, which has no ids
+
 
 class OpenAIChat:
     """A :class:`~pagesight.agent.model.Model` on a chat-completions server at ``base_url``
     (``None``: OpenAI's own). ``timeout``: seconds a call may take; ``retries``: how often
-    a 429 or 5xx is tried again (honouring Retry-After, at most 30 s); ``provider`` names
-    the server for the price table and the messages."""
+    a 429 or 5xx is tried again (honouring Retry-After, at most 30 s); ``strict``: ask the
+    server to constrain the reply, the way ``constraint`` says (see the module's notes);
+    ``provider`` names the server for the price table and the messages."""
 
     def __init__(
         self,
@@ -53,11 +88,16 @@ class OpenAIChat:
         timeout: float = 60.0,
         retries: int = 2,
         strict: bool = False,
+        constraint: Constraint = "strict_tools",
         max_tokens: int | None = None,
         temperature: float | None = None,
         provider: str = "openai",
     ) -> None:
         check_options(model=model, timeout=timeout, retries=retries)
+        if constraint not in CONSTRAINTS:
+            raise InvalidOption(
+                "constraint", f"expected one of {', '.join(CONSTRAINTS)}, not {constraint!r}"
+            )
         try:
             import openai
         except ImportError as exc:
@@ -70,6 +110,7 @@ class OpenAIChat:
         self.timeout = float(timeout)
         self.retries = retries
         self.strict = strict
+        self.constraint: Constraint = constraint
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.provider = provider
@@ -86,6 +127,8 @@ class OpenAIChat:
         request: dict[str, Any] = {"model": self.model, "messages": chat_messages(messages)}
         if tools:
             request["tools"] = [self._tool(spec) for spec in tools]
+            if self.strict:
+                request.update(self._constrained(tools))
         if self.max_tokens is not None:
             request["max_tokens"] = self.max_tokens
         if self.temperature is not None:
@@ -130,12 +173,27 @@ class OpenAIChat:
             "description": spec.description,
             "parameters": spec.input_schema,
         }
-        if self.strict:
+        if self.strict and self.constraint == "strict_tools":
             schema = strict_schema(spec.input_schema)
             if schema is not None:
                 function["parameters"] = schema
                 function["strict"] = True
         return {"type": "function", "function": function}
+
+    def _constrained(self, tools: Sequence[ToolSpec]) -> dict[str, Any]:
+        """The request's fields that constrain the reply, beside the strict tools."""
+        if self.constraint == "required_tool":
+            return {"tool_choice": "required"}
+        if self.constraint == "json_schema":
+            schema = call_schema(tools)
+            if schema is not None:
+                return {
+                    "response_format": {
+                        "type": "json_schema",
+                        "json_schema": {"name": _CALL_SCHEMA_NAME, "schema": schema},
+                    }
+                }
+        return {}
 
     def _reply(self, completion: Any, tools: Sequence[ToolSpec]) -> ModelReply:
         try:
@@ -152,8 +210,12 @@ class OpenAIChat:
             )
         except (AttributeError, IndexError, TypeError) as exc:
             raise malformed(self.where, f"no choices[0].message: {one_line(completion)}") from exc
-        if self.strict:
+        if self.strict and self.constraint == "strict_tools":
             calls = tuple(_without_nulls(call, tools) for call in calls)
+        if self.strict and self.constraint == "json_schema" and not calls:
+            written = call_from_json(text, tools)
+            if written is not None:
+                calls, text = (written,), None
         reported = getattr(completion, "usage", None)
         usage = None
         if reported is not None:
@@ -270,3 +332,45 @@ def _without_nulls(call: ToolCall, tools: Sequence[ToolSpec]) -> ToolCall:
     required = set(spec.input_schema.get("required", ()))
     kept = {k: v for k, v in call.arguments.items() if v is not None or k in required}
     return ToolCall(id=call.id, name=call.name, arguments=kept)
+
+
+def call_schema(tools: Sequence[ToolSpec]) -> dict[str, Any] | None:
+    """The JSON schema of one call of one of ``tools``: ``{"name": TOOL, "arguments": {…}}``
+    with the arguments that tool's schema takes. The tools' ``$defs`` move to the root, where
+    their ``#/$defs/…`` references point; ``None`` when two tools define one name two ways."""
+    defs: dict[str, Any] = {}
+    options = []
+    for spec in tools:
+        arguments = dict(spec.input_schema)
+        for name, definition in arguments.pop("$defs", {}).items():
+            if defs.setdefault(name, definition) != definition:
+                return None
+        options.append(
+            {
+                "type": "object",
+                "properties": {"name": {"const": spec.name}, "arguments": arguments},
+                "required": ["name", "arguments"],
+                "additionalProperties": False,
+            }
+        )
+    schema: dict[str, Any] = {"anyOf": options}
+    if defs:
+        schema["$defs"] = defs
+    return schema
+
+
+def call_from_json(text: object, tools: Sequence[ToolSpec]) -> ToolCall | None:
+    """The call a reply constrained by :func:`call_schema` holds, or ``None`` when ``text``
+    is not such a call (a server that ignored the schema; the planner reads it then)."""
+    if not isinstance(text, str):
+        return None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(value, dict) or set(value) != {"name", "arguments"}:
+        return None
+    name, arguments = value["name"], value["arguments"]
+    if name not in {spec.name for spec in tools} or not isinstance(arguments, dict):
+        return None
+    return ToolCall(id=f"call_json_{next(_call_ids)}", name=name, arguments=arguments)

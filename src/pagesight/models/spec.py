@@ -21,7 +21,7 @@ from pagesight.errors import InvalidOption, ModelNotConfigured
 
 if TYPE_CHECKING:
     from pagesight.models.anthropic_messages import AnthropicMessages
-    from pagesight.models.openai_chat import OpenAIChat
+    from pagesight.models.openai_chat import Constraint, OpenAIChat
 
 Api = Literal["openai", "anthropic"]
 
@@ -38,7 +38,12 @@ class Provider:
     default_base: str | None
     """Its URL when none is given (``None``: the SDK's own, the vendor's service)."""
     strict: bool = False
-    """Ask for schema-constrained (strict) tool arguments: OpenAI's structured outputs."""
+    """Ask, by default, for a reply constrained to the tools' schemas, as ``constraint``
+    says."""
+    constraint: Constraint = "strict_tools"
+    """How the server constrains a reply: OpenAI's strict tools, ``tool_choice: "required"``
+    (vLLM, llama.cpp, LM Studio) or a ``response_format`` JSON schema of one tool call
+    (Ollama); the reasons are in :mod:`pagesight.models.openai_chat`."""
     needs_key: bool = True
 
 
@@ -74,6 +79,8 @@ PROVIDERS: dict[str, Provider] = {
             base_env="OLLAMA_HOST",
             default_base="http://127.0.0.1:11434",
             needs_key=False,
+            strict=True,
+            constraint="json_schema",
         ),
         Provider(
             name="vllm",
@@ -82,6 +89,8 @@ PROVIDERS: dict[str, Provider] = {
             base_env="VLLM_BASE_URL",
             default_base="http://127.0.0.1:8000/v1",
             needs_key=False,
+            strict=True,
+            constraint="required_tool",
         ),
         Provider(
             name="lmstudio",
@@ -90,6 +99,8 @@ PROVIDERS: dict[str, Provider] = {
             base_env="LMSTUDIO_BASE_URL",
             default_base="http://127.0.0.1:1234/v1",
             needs_key=False,
+            strict=True,
+            constraint="required_tool",
         ),
         Provider(
             name="llamacpp",
@@ -98,6 +109,8 @@ PROVIDERS: dict[str, Provider] = {
             base_env="LLAMACPP_BASE_URL",
             default_base="http://127.0.0.1:8080/v1",
             needs_key=False,
+            strict=True,
+            constraint="required_tool",
         ),
     )
 }
@@ -201,7 +214,9 @@ def connect(
 ) -> OpenAIChat | AnthropicMessages:
     """The :class:`~pagesight.agent.model.Model` for ``spec``. ``timeout``: seconds per
     call; ``retries``: how often a 429 or 5xx is tried again; ``strict``: ask for
-    schema-constrained tool arguments (default: where the provider supports it)."""
+    a reply constrained to the tools' schemas, each server in the way it enforces (default:
+    every provider but OpenRouter; ``False`` asks for nothing, for a local model that answers
+    worse when forced)."""
     if spec.provider.api == "anthropic":
         from pagesight.models.anthropic_messages import AnthropicMessages
 
@@ -222,6 +237,7 @@ def connect(
         timeout=timeout,
         retries=retries,
         strict=spec.provider.strict if strict is None else strict,
+        constraint=spec.provider.constraint,
         max_tokens=max_tokens,
         provider=spec.provider.name,
     )
