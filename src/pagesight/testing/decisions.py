@@ -69,7 +69,9 @@ __all__ = [
     "Reply",
     "ScriptItem",
     "estimate",
+    "image_tokens",
     "reply_body",
+    "text_tokens",
 ]
 
 DEFAULT_MODEL = "pplx-decider-v1.1-27b"
@@ -295,14 +297,24 @@ def reply_body(
 def estimate(request: DecisionsRequest) -> int:
     """The input tokens the fake reports: the text's (state and questions) cl100k tokens,
     a token per 32x32 tile of each image, and the request's overhead."""
+    return text_tokens(request) + image_tokens(request) + REQUEST_OVERHEAD
+
+
+def text_tokens(request: DecisionsRequest) -> int:
+    """The cl100k tokens of the request's text: its state's strings and its questions."""
     from pagesight.observe.tokens import count_tokens
 
     text = "\n".join(request.texts) + json.dumps(request.questions, ensure_ascii=False)
+    return count_tokens(text)
+
+
+def image_tokens(request: DecisionsRequest) -> int:
+    """A token per 32x32 tile of each image of the request, as Perplexity bills images."""
     tiles = 0
     for data in request.images:
         with Image.open(io.BytesIO(data)) as image:
             tiles += image_tiles(*image.size)
-    return count_tokens(text) + tiles + REQUEST_OVERHEAD
+    return tiles
 
 
 def _answers(questions: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:
