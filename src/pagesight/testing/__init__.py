@@ -9,8 +9,12 @@ package starts nothing.
 * :class:`FakeAnthropic` — Anthropic's messages;
 * script items: :class:`Reply`, :class:`Failure`, :class:`Hang` (or a function of the
   request body returning one);
-* :mod:`pagesight.testing.decisions` — the Decisions API (``FakeDecisionsServer``, with its
-  own script items).
+* :mod:`pagesight.testing.decisions` — the Decisions API (``FakeDecisionsServer``: its
+  answers by question name, its own ``Reply``; its failures are the :class:`Failure` and
+  :class:`Hang` above, also made as ``RateLimit``, ``Fail``, ``Malformed``).
+
+All three are one server, :class:`pagesight.testing.server.ScriptedServer`, which an API's
+fake subclasses with its paths, key check, reply and error bodies.
 """
 
 from pagesight.testing.fake_anthropic import FakeAnthropic

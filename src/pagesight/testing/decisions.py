@@ -20,10 +20,13 @@ with the next item of its script::
         fake.requests[1].png                              # the screenshot of the second call
 
 A script item is a mapping of answers, a :class:`Reply`, one of the failures
-(:class:`RateLimit` — a 429 with ``Retry-After``; :class:`Fail` — a 500 or any status;
-:class:`Malformed` — a 200 whose body is not what was asked; :class:`Hang` — no answer, so the
+(:func:`RateLimit` — a 429 with ``Retry-After``; :func:`Fail` — a 500 or any status;
+:func:`Malformed` — a 200 whose body is not what was asked; :class:`Hang` — no answer, so the
 client times out), or a function of the :class:`DecisionsRequest` that returns one (to pick
-the badge of "Save" off the request). Past its end the server answers 500, loudly.
+the badge of "Save" off the request). Past its end the server answers 500, loudly. The
+failures are the script items every fake of :mod:`pagesight.testing` plays
+(:class:`~pagesight.testing.Failure`, :class:`~pagesight.testing.Hang`), which a script may
+hold too; the server is theirs (:class:`~pagesight.testing.server.ScriptedServer`).
 
 An answer is given per question, by its type: a noul by P(yes) (``0.97``); a choice by the
 option (``"12"``: 0.9 on it, the rest spread over the others) or by probabilities
@@ -37,37 +40,45 @@ estimate unless the item gives one: the text's cl100k tokens, one a 32x32 tile o
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import binascii
 import io
-import itertools
 import json
 import re
-import socket
-import threading
-import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from types import TracebackType
 from typing import Any
 
-import uvicorn
 from PIL import Image, UnidentifiedImageError
-from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
 
-from pagesight.errors import RuntimeFailure
 from pagesight.planners.decisions.api import MAX_OPTIONS, MAX_QUESTIONS, MAX_TILES, image_tiles
+from pagesight.testing.script import Failure, Hang
+from pagesight.testing.server import Refused, ScriptedServer
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "DecisionsRequest",
+    "Fail",
+    "Failure",
+    "FakeDecisionsServer",
+    "Hang",
+    "Item",
+    "Malformed",
+    "RateLimit",
+    "Reply",
+    "ScriptItem",
+    "estimate",
+    "image_tokens",
+    "reply_body",
+    "text_tokens",
+]
 
 DEFAULT_MODEL = "pplx-decider-v1.1-27b"
-HOST = "127.0.0.1"
-START_TIMEOUT_S = 10.0
 REQUEST_OVERHEAD = 100
 """Tokens the estimate adds to each request, as Perplexity's measured fixed overhead."""
 _DATA_URL = re.compile(r"^data:image/(png|jpeg|webp);base64,(.*)$", re.DOTALL)
+_ERROR_TYPES = {400: "invalid_request", 401: "authentication_error", 429: "rate_limit"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,37 +90,30 @@ class Reply:
     input_tokens: int | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
-class RateLimit:
+# The failures are the shared script items of every fake (pagesight.testing.Failure, Hang),
+# made under the names this module has always documented.
+
+
+def RateLimit(*, retry_after: float | None = 1.0) -> Failure:
     """A 429 with ``Retry-After: retry_after`` (seconds; None: no header)."""
+    return Failure.rate_limited(retry_after)
 
-    retry_after: float | None = 1.0
 
-
-@dataclass(frozen=True, kw_only=True)
-class Fail:
+def Fail(*, status: int = 500, message: str = "internal error (fake)") -> Failure:
     """An error reply: ``status`` (500, 503, 400, 401, …) with the API's error body."""
-
-    status: int = 500
-    message: str = "internal error (fake)"
+    return Failure(status=status, message=message)
 
 
-@dataclass(frozen=True, kw_only=True)
-class Malformed:
+def Malformed(*, body: bytes | None = None, json: Any = None) -> Failure:
     """A 200 whose body is ``body`` as it is (bytes: not even JSON) or ``json`` encoded."""
-
-    body: bytes | None = None
-    json: Any = None
+    return Failure.malformed(body if body is not None else _json_bytes(json))
 
 
-@dataclass(frozen=True, kw_only=True)
-class Hang:
-    """No answer for ``seconds`` (None: until the server closes), so the client times out."""
-
-    seconds: float | None = None
+def _json_bytes(value: Any) -> bytes:
+    return json.dumps(value).encode()
 
 
-Item = Mapping[str, Any] | Reply | RateLimit | Fail | Malformed | Hang
+Item = Mapping[str, Any] | Reply | Failure | Hang
 ScriptItem = Item | Callable[["DecisionsRequest"], Item]
 
 
@@ -156,12 +160,19 @@ class DecisionsRequest:
         return self.texts[-1] if self.texts else ""
 
 
-class FakeDecisionsServer:
+class FakeDecisionsServer(ScriptedServer):
     """The fake; ``base_url`` once started. A context manager that starts and stops it.
 
-    ``api_key``: when set, requests must bear it (else 401); ``models``: the names served
-    (another is a 400).
+    ``api_key``: when set, requests must bear it (else 401, before the script plays: the
+    request is in ``refused``, not in ``requests``); ``models``: the names served (another
+    is a 400).
     """
+
+    paths = ("/v1/decisions",)
+    end_of_script = Failure(status=500, message="the fake's script has no more replies")
+    script_error_status = 500  # a test's script failed: loudly, never as the API's refusal
+    requests: list[DecisionsRequest]
+    """Every request that passed the checks, in order."""
 
     def __init__(
         self,
@@ -171,182 +182,77 @@ class FakeDecisionsServer:
         models: Sequence[str] = (DEFAULT_MODEL,),
         port: int = 0,
     ) -> None:
-        self.script: list[ScriptItem] = list(script)
-        self.api_key = api_key
+        super().__init__((), api_key=api_key, port=port)
+        self.script = list(script)
         self.models = tuple(models)
-        self.requests: list[DecisionsRequest] = []
-        """Every request that passed the checks, in order."""
-        self.refused: list[tuple[int, str]] = []
-        """Requests refused before the script (status, message)."""
-        self._port = port
-        self._ids = itertools.count(1)
-        self._closing = threading.Event()
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._socket: socket.socket | None = None
 
-    @property
-    def base_url(self) -> str:
-        if self._socket is None:
-            raise RuntimeError("the fake Decisions server is not started")
-        return f"http://{HOST}:{self._socket.getsockname()[1]}"
+    def authorised(self, request: Request) -> bool:
+        return request.headers.get("authorization") == f"Bearer {self.api_key}"
 
-    def start(self) -> FakeDecisionsServer:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind((HOST, self._port))
-        sock.listen(64)
-        app = Starlette(routes=[Route("/v1/decisions", self._decisions, methods=["POST"])])
-        config = uvicorn.Config(
-            app,
-            log_config=None,
-            access_log=False,
-            lifespan="off",
-            ws="none",
-            timeout_graceful_shutdown=1,
-        )
-        self._server = uvicorn.Server(config)
-        self._socket = sock
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [sock]}, name="fake-decisions", daemon=True
-        )
-        self._thread.start()
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while not self._server.started:  # readiness: uvicorn says so only by this flag
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                self.close()
-                raise RuntimeFailure("the fake Decisions server did not start")
-            time.sleep(0.01)
-        return self
-
-    def close(self) -> None:
-        self._closing.set()
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None and self._thread.is_alive():
-            self._thread.join(timeout=10)
-        if self._socket is not None:
-            self._socket.close()
-
-    def __enter__(self) -> FakeDecisionsServer:
-        return self.start()
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    async def _decisions(self, http: Request) -> Response:
-        request_id = f"fake-{next(self._ids):04d}"
-        try:
-            recorded = self._check(http, await http.body(), request_id)
-        except _Refused as refused:
-            self.refused.append((refused.status, str(refused)))
-            return _error(refused.status, str(refused), request_id)
-        self.requests.append(recorded)
-        index = len(self.requests) - 1
-        if index >= len(self.script):
-            return _error(500, "the fake's script has no more replies", request_id)
-        item = self.script[index]
-        if callable(item):
-            try:
-                item = item(recorded)
-            except Exception as exc:  # noqa: BLE001 - a test's script failed: say so, loudly
-                message = f"the fake's script raised {type(exc).__name__}: {exc}"
-                return _error(500, message, request_id)
-        return await self._play(item, recorded, request_id)
-
-    async def _play(self, item: Item, request: DecisionsRequest, request_id: str) -> Response:
-        headers = {"x-request-id": request_id}
-        if isinstance(item, RateLimit):
-            if item.retry_after is not None:
-                headers["retry-after"] = f"{item.retry_after:g}"
-            error = {"error": {"message": "rate limit exceeded (fake)", "type": "rate_limit"}}
-            return JSONResponse(error, status_code=429, headers=headers)
-        if isinstance(item, Fail):
-            return _error(item.status, item.message, request_id)
-        if isinstance(item, Malformed):
-            if item.body is not None:
-                return Response(item.body, status_code=200, headers=headers)
-            return JSONResponse(item.json, status_code=200, headers=headers)
-        if isinstance(item, Hang):
-            deadline = None if item.seconds is None else time.monotonic() + item.seconds
-            while not self._closing.is_set() and (deadline is None or time.monotonic() < deadline):
-                await asyncio.sleep(0.02)  # the hang ends when the server closes
-            return _error(504, "the fake hung on purpose", request_id)
-        reply = item if isinstance(item, Reply) else Reply(answers=item)
-        try:
-            body = reply_body(request, reply.answers, input_tokens=reply.input_tokens)
-        except ValueError as exc:
-            return _error(500, f"the fake's script is wrong: {exc}", request_id)
-        return JSONResponse(body, headers=headers)
-
-    def _check(self, http: Request, raw: bytes, request_id: str) -> DecisionsRequest:
-        bearer = http.headers.get("authorization")
-        if self.api_key is not None and bearer != f"Bearer {self.api_key}":
-            raise _Refused(401, "invalid API key")
+    def receive(self, request: Request, raw: bytes, request_id: str) -> DecisionsRequest:
+        # Checked as the real API checks, the key first; a refused request is not played.
+        if self.api_key is not None and not self.authorised(request):
+            raise Refused(401, "invalid API key")
         try:
             body = json.loads(raw)
         except ValueError as exc:
-            raise _Refused(400, f"the body is not JSON: {exc}") from exc
+            raise Refused(400, f"the body is not JSON: {exc}") from exc
         if not isinstance(body, dict):
-            raise _Refused(400, "the body must be a JSON object")
+            raise Refused(400, "the body must be a JSON object")
         if body.get("model") not in self.models:
-            raise _Refused(400, f"unknown model {body.get('model')!r}")
+            raise Refused(400, f"unknown model {body.get('model')!r}")
         questions = body.get("questions")
         if not isinstance(questions, dict) or not 1 <= len(questions) <= MAX_QUESTIONS:
-            raise _Refused(400, f"questions must map 1 to {MAX_QUESTIONS} names to questions")
+            raise Refused(400, f"questions must map 1 to {MAX_QUESTIONS} names to questions")
         for name, question in questions.items():
             _check_question(name, question)
         texts, images = _state(body.get("state"))
         return DecisionsRequest(
             id=request_id,
-            headers=dict(http.headers),
+            headers=dict(request.headers),
             body=body,
             texts=tuple(texts),
             images=tuple(images),
         )
 
+    def answer(
+        self, item: Mapping[str, Any] | Reply, received: DecisionsRequest, raw: bytes
+    ) -> tuple[Any, tuple[int, int]]:
+        reply = item if isinstance(item, Reply) else Reply(answers=item)
+        try:
+            body = reply_body(received, reply.answers, input_tokens=reply.input_tokens)
+        except ValueError as exc:
+            raise ValueError(f"the fake's script is wrong: {exc}") from exc
+        return body, (body["usage"]["input_tokens"], 0)
 
-class _Refused(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
-
-def _error(status: int, message: str, request_id: str) -> JSONResponse:
-    kind = {400: "invalid_request", 401: "authentication_error", 429: "rate_limit"}
-    body = {"error": {"message": message, "type": kind.get(status, "server_error")}}
-    return JSONResponse(body, status_code=status, headers={"x-request-id": request_id})
+    def error_body(self, status: int, message: str) -> Any:
+        return {"error": {"message": message, "type": _ERROR_TYPES.get(status, "server_error")}}
 
 
 def _check_question(name: str, question: Any) -> None:
     if not isinstance(question, dict) or question.get("type") not in ("noul", "choice", "score"):
-        raise _Refused(400, f"question {name!r} needs a type: noul, choice or score")
+        raise Refused(400, f"question {name!r} needs a type: noul, choice or score")
     criteria = question.get("criteria")
     if question["type"] == "choice":
         if not isinstance(criteria, dict) or not criteria:
-            raise _Refused(400, f"choice {name!r} needs criteria: options to descriptions")
+            raise Refused(400, f"choice {name!r} needs criteria: options to descriptions")
         if len(criteria) > MAX_OPTIONS:
-            raise _Refused(
+            raise Refused(
                 400, f"choice {name!r} has {len(criteria)} options; at most {MAX_OPTIONS}"
             )
     if question["type"] == "score" and (
         not isinstance(criteria, list) or not 2 <= len(criteria) <= 10
     ):
-        raise _Refused(400, f"score {name!r} needs 2 to 10 levels as a list")
+        raise Refused(400, f"score {name!r} needs 2 to 10 levels as a list")
     if question["type"] == "noul" and not (question.get("instructions") or criteria):
-        raise _Refused(400, f"noul {name!r} needs instructions or criteria")
+        raise Refused(400, f"noul {name!r} needs instructions or criteria")
 
 
 def _state(state: Any) -> tuple[list[str], list[bytes]]:
     if isinstance(state, str):
         return [state], []
     if not isinstance(state, list) or not state:
-        raise _Refused(400, "state must be a string or a non-empty array")
+        raise Refused(400, "state must be a string or a non-empty array")
     texts: list[str] = []
     images: list[bytes] = []
     for part in state:
@@ -356,16 +262,16 @@ def _state(state: Any) -> tuple[list[str], list[bytes]]:
         url = part.get("image_url", {}).get("url") if isinstance(part, dict) else None
         found = _DATA_URL.match(url) if isinstance(url, str) else None
         if not isinstance(part, dict) or part.get("type") != "image_url" or found is None:
-            raise _Refused(400, "a state part is a string or an image_url part with a data URL")
+            raise Refused(400, "a state part is a string or an image_url part with a data URL")
         try:
             data = base64.b64decode(found.group(2), validate=True)
             with Image.open(io.BytesIO(data)) as image:
                 width, height = image.size
         except (binascii.Error, UnidentifiedImageError, OSError) as exc:
-            raise _Refused(400, f"an image is not readable: {exc}") from exc
+            raise Refused(400, f"an image is not readable: {exc}") from exc
         tiles = image_tiles(width, height)
         if tiles > MAX_TILES:
-            raise _Refused(
+            raise Refused(
                 400, f"an image of {width}x{height} is {tiles} tiles; at most {MAX_TILES}"
             )
         images.append(data)
@@ -391,14 +297,24 @@ def reply_body(
 def estimate(request: DecisionsRequest) -> int:
     """The input tokens the fake reports: the text's (state and questions) cl100k tokens,
     a token per 32x32 tile of each image, and the request's overhead."""
+    return text_tokens(request) + image_tokens(request) + REQUEST_OVERHEAD
+
+
+def text_tokens(request: DecisionsRequest) -> int:
+    """The cl100k tokens of the request's text: its state's strings and its questions."""
     from pagesight.observe.tokens import count_tokens
 
     text = "\n".join(request.texts) + json.dumps(request.questions, ensure_ascii=False)
+    return count_tokens(text)
+
+
+def image_tokens(request: DecisionsRequest) -> int:
+    """A token per 32x32 tile of each image of the request, as Perplexity bills images."""
     tiles = 0
     for data in request.images:
         with Image.open(io.BytesIO(data)) as image:
             tiles += image_tiles(*image.size)
-    return count_tokens(text) + tiles + REQUEST_OVERHEAD
+    return tiles
 
 
 def _answers(questions: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:

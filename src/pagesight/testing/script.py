@@ -55,9 +55,12 @@ class Failure:
     raw: bytes | None = None
 
     @classmethod
-    def rate_limited(cls, retry_after: float = 1, *, millis: bool = False) -> Failure:
-        """429 with ``Retry-After: retry_after`` (or ``retry-after-ms`` with ``millis``)."""
-        if millis:
+    def rate_limited(cls, retry_after: float | None = 1, *, millis: bool = False) -> Failure:
+        """429 with ``Retry-After: retry_after`` (or ``retry-after-ms`` with ``millis``;
+        None: neither header)."""
+        if retry_after is None:
+            headers = {}
+        elif millis:
             headers = {"retry-after-ms": f"{retry_after * 1000:g}"}
         else:
             headers = {"retry-after": f"{retry_after:g}"}
@@ -72,16 +75,21 @@ class Failure:
         return cls(status=401, message="invalid api key")
 
     @classmethod
-    def malformed(cls) -> Failure:
-        """200 with a JSON body cut short, as a proxy that drops the connection sends."""
-        return cls(status=200, raw=b'{"id": "cut-short", "choices": [{"index": 0, "mess')
+    def malformed(cls, raw: bytes | None = None) -> Failure:
+        """A 200 whose body is not what was asked: ``raw`` as it is (a reply spoilt on
+        purpose), by default a JSON body cut short, as a proxy that drops the connection
+        sends."""
+        if raw is None:
+            raw = b'{"id": "cut-short", "choices": [{"index": 0, "mess'
+        return cls(status=200, raw=raw)
 
 
 @dataclass(frozen=True, kw_only=True)
 class Hang:
-    """No answer for ``seconds`` (longer than the client's timeout), then a 504."""
+    """No answer for ``seconds`` (longer than the client's timeout; None: until the server
+    closes), then a 504."""
 
-    seconds: float = 30.0
+    seconds: float | None = 30.0
 
 
 Item = Reply | Failure | Hang

@@ -1,11 +1,13 @@
 """A scripted fake API server: a real HTTP server (Starlette on uvicorn) on 127.0.0.1 in a
 background thread, answering each request with the next item of its script and keeping every
-request body it got. The fakes of each API (:mod:`pagesight.testing.fake_openai`,
-:mod:`pagesight.testing.fake_anthropic`) say how a reply and an error look in theirs."""
+request it got. The fakes of each API (:mod:`pagesight.testing.fake_openai`,
+:mod:`pagesight.testing.fake_anthropic`, :mod:`pagesight.testing.decisions`) say how a
+request is read, and how a reply and an error look, in theirs."""
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import socket
 import threading
@@ -20,33 +22,63 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from pagesight.testing.script import Failure, Hang, Item, Reply, Script
+from pagesight.testing.script import Failure, Hang, Reply, Script
 
 _START_TIMEOUT_S = 10.0
-_END_OF_SCRIPT = Reply(text="(the script has no more replies)")
+
+
+class Refused(Exception):
+    """Raised by :meth:`ScriptedServer.receive`: the request is answered with this error
+    before the script plays, and listed in ``refused``."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class ScriptedServer:
     """The server; a context manager that starts and closes it (or :meth:`start`,
-    :meth:`close`). ``script``: one item a request, in order (past its end: a text reply
-    saying so); ``api_key``: when set, a request without it gets a 401."""
+    :meth:`close`). ``script``: one item a request, in order (past its end:
+    :attr:`end_of_script`), each a :class:`Reply` (or the API's own answer), a
+    :class:`Failure`, a :class:`Hang` or a function of the request returning one;
+    ``api_key``: when set, a request without it gets a 401; ``port``: 0 for any free one.
+    Every response carries an ``x-request-id`` (``fake-0001``, …).
+
+    An API's fake subclasses it with its :attr:`paths`, :meth:`authorised`, :meth:`render`
+    and :meth:`error_body`; one whose requests and answers are not chat messages (the
+    Decisions API) overrides :meth:`receive` and :meth:`answer` too."""
 
     paths: tuple[str, ...] = ()
     """The POST paths the API answers."""
+    end_of_script: Any = Reply(text="(the script has no more replies)")
+    """What a request past the script's end is answered with."""
+    script_error_status = 400
+    """The status of the answer when a script's function (or its answer) is wrong."""
 
-    def __init__(self, script: Iterable[Script] = (), *, api_key: str | None = None) -> None:
-        self.script: list[Script] = list(script)
+    def __init__(
+        self,
+        script: Iterable[Script] = (),
+        *,
+        api_key: str | None = None,
+        port: int = 0,
+    ) -> None:
+        self.script: list[Any] = list(script)
         self.api_key = api_key
-        self.requests: list[dict[str, Any]] = []
-        """Every request body received, as parsed JSON, in order."""
+        self.requests: list[Any] = []
+        """Every request received (that :meth:`receive` did not refuse), in order, as
+        :meth:`receive` records it: by default its body, as parsed JSON."""
         self.headers: list[dict[str, str]] = []
-        """The headers of each request (lower-case names)."""
+        """The headers of each request in ``requests`` (lower-case names)."""
+        self.refused: list[tuple[int, str]] = []
+        """The requests refused before the script played: (status, message)."""
         self.usages: list[tuple[int, int]] = []
         """The (input, output) tokens reported in each reply sent."""
         self.errors: list[Exception] = []
-        """What the script's functions raised (each answered with a 400)."""
+        """What the script's functions raised (each answered with ``script_error_status``)."""
+        self._port = port
+        self._ids = itertools.count(1)
         self._served = 0
-        self._closing = False
+        self._closing = threading.Event()
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._socket: socket.socket | None = None
@@ -64,7 +96,8 @@ class ScriptedServer:
 
     def start(self) -> Self:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        sock.bind(("127.0.0.1", 0))
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a fixed port, again
+        sock.bind(("127.0.0.1", self._port))
         sock.listen(64)
         self._socket = sock
         routes = [Route(path, self._handle, methods=["POST"]) for path in self.paths]
@@ -90,7 +123,7 @@ class ScriptedServer:
         return self
 
     def close(self) -> None:
-        self._closing = True
+        self._closing.set()
         if self._server is not None:
             self._server.should_exit = True
         if self._thread is not None and self._thread.is_alive():
@@ -110,50 +143,77 @@ class ScriptedServer:
         self.close()
 
     async def _handle(self, request: Request) -> Response:
+        request_id = f"fake-{next(self._ids):04d}"
         raw = await request.body()
         try:
-            body = json.loads(raw)
-        except ValueError:
-            return self._error(400, "the request body is not JSON")
-        self.requests.append(body)
+            received = self.receive(request, raw, request_id)
+        except Refused as refused:
+            self.refused.append((refused.status, str(refused)))
+            return self._error(refused.status, str(refused), request_id)
+        self.requests.append(received)
         self.headers.append({k.lower(): v for k, v in request.headers.items()})
         if self.api_key is not None and not self.authorised(request):
-            return self._error(401, "invalid api key")
+            return self._error(401, "invalid api key", request_id)
         try:
-            item = self._next(body)
-        except Exception as exc:  # noqa: BLE001 - a bug in a test's script: a 400, never retried
+            item = self._next(received)
+            if isinstance(item, Hang):
+                return await self._hang(item, request_id)
+            if isinstance(item, Failure):
+                return self._fail(item, request_id)
+            body, usage = self.answer(item, received, raw)
+        except Exception as exc:  # noqa: BLE001 - a bug in a test's script: say so, loudly
             self.errors.append(exc)
-            return self._error(400, f"the script raised {type(exc).__name__}: {exc}")
-        if isinstance(item, Hang):
-            # Short naps rather than one long one: closing the server ends the hang at once.
-            deadline = time.monotonic() + item.seconds
-            while time.monotonic() < deadline and not self._closing:
-                await asyncio.sleep(0.05)
-            return self._error(504, "the scripted hang is over")
-        if isinstance(item, Failure):
-            if item.raw is not None:
-                return Response(item.raw, status_code=item.status, media_type="application/json")
-            response = self._error(item.status, item.message)
-            response.headers.update(item.headers)
-            return response
-        usage = item.usage or (len(raw) // 4, 10 + 5 * len(item.tool_calls))
+            message = f"the script raised {type(exc).__name__}: {exc}"
+            return self._error(self.script_error_status, message, request_id)
         self.usages.append(usage)
-        return JSONResponse(self.render(item, body, usage))
+        return JSONResponse(body, headers={"x-request-id": request_id})
 
-    def _next(self, body: dict[str, Any]) -> Item:
+    def _next(self, received: Any) -> Any:
         index, self._served = self._served, self._served + 1
         if index >= len(self.script):
-            return _END_OF_SCRIPT
+            return self.end_of_script
         entry = self.script[index]
-        return entry(body) if callable(entry) else entry
+        return entry(received) if callable(entry) else entry
 
-    def _error(self, status: int, message: str) -> JSONResponse:
-        return JSONResponse(self.error_body(status, message), status_code=status)
+    async def _hang(self, item: Hang, request_id: str) -> Response:
+        # Short naps rather than one long one: closing the server ends the hang at once.
+        deadline = None if item.seconds is None else time.monotonic() + item.seconds
+        while not self._closing.is_set() and (deadline is None or time.monotonic() < deadline):
+            await asyncio.sleep(0.02)
+        return self._error(504, "the scripted hang is over", request_id)
+
+    def _fail(self, item: Failure, request_id: str) -> Response:
+        if item.raw is not None:
+            response = Response(item.raw, status_code=item.status, media_type="application/json")
+        else:
+            response = self._error(item.status, item.message, request_id)
+        response.headers.update({**item.headers, "x-request-id": request_id})
+        return response
+
+    def _error(self, status: int, message: str, request_id: str) -> JSONResponse:
+        body = self.error_body(status, message)
+        return JSONResponse(body, status_code=status, headers={"x-request-id": request_id})
 
     # What each API defines:
 
+    def receive(self, request: Request, raw: bytes, request_id: str) -> Any:
+        """The request as recorded in ``requests``; :class:`Refused` to answer it with an
+        error before the script plays. By default: its JSON body."""
+        try:
+            return json.loads(raw)
+        except ValueError as exc:
+            raise Refused(400, "the request body is not JSON") from exc
+
     def authorised(self, request: Request) -> bool:
         raise NotImplementedError
+
+    def answer(self, item: Any, received: Any, raw: bytes) -> tuple[Any, tuple[int, int]]:
+        """The JSON body of the 200 answering ``received`` with ``item`` (the script's item,
+        neither a Failure nor a Hang), and the (input, output) tokens it reports. By
+        default: a :class:`Reply` as :meth:`render` writes it, its usage counted from the
+        request unless it gives one."""
+        usage = item.usage or (len(raw) // 4, 10 + 5 * len(item.tool_calls))
+        return self.render(item, received, usage), usage
 
     def render(self, reply: Reply, body: dict[str, Any], usage: tuple[int, int]) -> Any:
         raise NotImplementedError
