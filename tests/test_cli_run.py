@@ -67,6 +67,7 @@ def runs(
         out = root / name
         return _start(*args, "--out", str(out), env=env), out
 
+    (root / "taken").write_text("a file, not a folder")
     started = {
         "ok": run("ok", page, "--steps", steps, "--secret", f"TOKEN={SECRET}"),
         "failed expect": run("failed", page, "--steps", str(root / "failing.steps"),
@@ -79,6 +80,10 @@ def runs(
         # A page whose script never yields: the browser side fails (its own Chromium).
         "page unresponsive": run("busy", server.url("edge-busy.html"), "--steps", steps,
                                  "--secret", f"TOKEN={SECRET}"),
+        "out is a file": (_start(page, "--steps", steps, "--secret", f"TOKEN={SECRET}",
+                                 "--out", str(root / "taken")), root / "taken"),
+        "out inside a file": (_start(page, "--steps", steps, "--secret", f"TOKEN={SECRET}",
+                                     "--out", str(root / "taken" / "run")), root / "taken"),
         "unreachable URL": run("dead", f"http://127.0.0.1:{closed_port}/", "--steps", steps,
                                "--secret", f"TOKEN={SECRET}"),
     }  # fmt: skip
@@ -155,6 +160,8 @@ BAD = {
     "goal without a planner": ("--goal", "pagesight run URL --steps FILE"),
     "secret without its name": ("--secret: expected NAME=VALUE (what was given is not shown)",),
     "missing secret": ("task.steps: line 5: {{TOKEN}} needs a value: --secret TOKEN=VALUE",),
+    "out is a file": ("--out: ", "taken' is a file, not a folder for the run's records"),
+    "out inside a file": ("--out: ", "taken/run' is inside a file", "not a folder"),
     "unreachable URL": ("cannot load http://127.0.0.1:",),
 }
 

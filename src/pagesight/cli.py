@@ -261,6 +261,7 @@ def _run(args: argparse.Namespace) -> int:
         raise InvalidOption(
             "cdp_url", "an attached browser keeps its windows: no --headed or --viewport"
         )
+    _check_out(args.out)
     planner = StepsPlanner.from_file(args.steps)
     result = _run_steps(
         args.url,
@@ -273,6 +274,21 @@ def _run(args: argparse.Namespace) -> int:
         cdp_url=args.cdp_url,
     )
     return 0 if result.reached else 3
+
+
+def _check_out(value: str | None) -> None:
+    """Refuse an ``--out`` that cannot be a folder before a browser starts, rather than fail
+    with the recorder's FileExistsError once the run has begun."""
+    if value is None:
+        return
+    path = Path(value).expanduser()
+    if path.exists() and not path.is_dir():
+        raise InvalidOption("out", f"{value!r} is a file, not a folder for the run's records")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InvalidOption("out", f"{value!r} is inside a file ({parent}), not a folder")
+            return
 
 
 def _run_steps(
@@ -405,6 +421,7 @@ def _demo_task(args: argparse.Namespace) -> int:
     from pagesight.demo import DEMO_STEPS, OrbitApp
     from pagesight.planners import StepsPlanner
 
+    _check_out(args.out)
     planner = StepsPlanner.from_file(DEMO_STEPS)
     with OrbitApp.start() as app:
         print(f"Orbit CRM on {app.url}; the task: {DEMO_STEPS}", flush=True)
