@@ -116,7 +116,9 @@ class StepsPlanner:
         if not path.is_file():
             raise InvalidOption("steps", f"no steps file at {str(path)!r}")
         try:
-            text = path.read_text(encoding="utf-8")
+            # utf-8-sig: a file saved "UTF-8 with BOM" (Notepad) reads from its first step,
+            # not with a mark that makes line 1 no step.
+            text = path.read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as exc:
             raise InvalidOption("steps", f"cannot read {str(path)!r} as UTF-8 text: {exc}") from exc
         try:
