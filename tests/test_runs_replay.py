@@ -152,6 +152,8 @@ def test_a_replay_from_the_command_line_says_which_steps_healed(
     assert len(healed) == 7, proc.stdout
     assert healed[0] == f"healed: line 4: {COMPILED[0]}: #q → #contact-filter"
     assert healed[5] == f"healed: line 9: {COMPILED[5]}: #save → #cancel"
+    # The live line of a healed step says so too, after the element it found.
+    assert f'{COMPILED[5]}  →  button "Save" in "Alice Chen"  (healed)  ' in proc.stdout
     assert TOKEN not in proc.stdout
 
 
