@@ -262,6 +262,7 @@ def _run(args: argparse.Namespace) -> int:
             "cdp_url", "an attached browser keeps its windows: no --headed or --viewport"
         )
     _check_out(args.out)
+    _check_not_replaying_into_itself(args.steps, args.out)
     planner = StepsPlanner.from_file(args.steps)
     result = _run_steps(
         args.url,
@@ -289,6 +290,22 @@ def _check_out(value: str | None) -> None:
             if not parent.is_dir():
                 raise InvalidOption("out", f"{value!r} is inside a file ({parent}), not a folder")
             return
+
+
+def _check_not_replaying_into_itself(steps: str, out: str | None) -> None:
+    """A replay of ``runs/a/steps.txt`` with ``--out runs/a`` would write its own steps.txt
+    over the script it reads: a replay stopped half way would leave half the script."""
+    from pagesight.runs.record import STEPS
+
+    if out is None:
+        return
+    written = Path(out).expanduser() / STEPS
+    if written.exists() and written.resolve() == Path(steps).expanduser().resolve():
+        raise InvalidOption(
+            "out",
+            f"{out!r} holds the steps file replayed, which the run would overwrite; "
+            "give another folder (or none: runs/<UTC time>)",
+        )
 
 
 def _run_steps(
