@@ -5,6 +5,9 @@ Cancel ids swapped) each step is found again by its words, and the state saved i
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -131,3 +134,39 @@ def test_a_replay_after_a_redesign_heals_every_step_and_saves_the_right_values(
     assert (
         _steps(tmp_path / "v2" / "steps.txt")[5] == 'click "Save" button in "Alice Chen" @ #cancel'
     )
+
+
+def test_a_replay_from_the_command_line_says_which_steps_healed(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    steps = _recorded(browser, server, tmp_path / "run")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pagesight.cli", "run", server.url("steps-contacts-v2.html"),
+         "--steps", str(steps), "--secret", f"TOKEN={TOKEN}", "--out", str(tmp_path / "v2")],
+        check=False, capture_output=True, text=True, timeout=120,
+        cwd=Path(__file__).resolve().parent.parent,
+        env={k: v for k, v in os.environ.items() if k != "TOKEN"},
+    )  # fmt: skip
+    assert (proc.returncode, proc.stderr) == (0, ""), proc.stdout + proc.stderr
+    healed = [ln for ln in proc.stdout.splitlines() if ln.startswith("healed: ")]
+    assert len(healed) == 7, proc.stdout
+    assert healed[0] == f"healed: line 4: {COMPILED[0]}: #q → #contact-filter"
+    assert healed[5] == f"healed: line 9: {COMPILED[5]}: #save → #cancel"
+    # The live line of a healed step says so too, after the element it found.
+    assert f'{COMPILED[5]}  →  button "Save" in "Alice Chen"  (healed)  ' in proc.stdout
+    assert TOKEN not in proc.stdout
+
+
+def test_a_go_to_on_the_runs_own_site_is_written_as_a_path(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # A path, so the replay may run against the same app started on another port.
+    script = "go to steps-contacts.html?lang=zh\nclick Alice Chen 的编辑按钮\n"
+    result, _ = _run(
+        browser, StepsPlanner.from_text(script), server.url("agent-done.html"), tmp_path
+    )
+    assert result.stop_reason == "done", result.message
+    assert _steps(tmp_path / "steps.txt") == [
+        "go to /steps-contacts.html?lang=zh",
+        'click "编辑" button in "Alice Chen" @ #edit-1',
+    ]

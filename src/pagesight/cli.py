@@ -261,6 +261,8 @@ def _run(args: argparse.Namespace) -> int:
         raise InvalidOption(
             "cdp_url", "an attached browser keeps its windows: no --headed or --viewport"
         )
+    _check_out(args.out)
+    _check_not_replaying_into_itself(args.steps, args.out)
     planner = StepsPlanner.from_file(args.steps)
     result = _run_steps(
         args.url,
@@ -273,6 +275,37 @@ def _run(args: argparse.Namespace) -> int:
         cdp_url=args.cdp_url,
     )
     return 0 if result.reached else 3
+
+
+def _check_out(value: str | None) -> None:
+    """Refuse an ``--out`` that cannot be a folder before a browser starts, rather than fail
+    with the recorder's FileExistsError once the run has begun."""
+    if value is None:
+        return
+    path = Path(value).expanduser()
+    if path.exists() and not path.is_dir():
+        raise InvalidOption("out", f"{value!r} is a file, not a folder for the run's records")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InvalidOption("out", f"{value!r} is inside a file ({parent}), not a folder")
+            return
+
+
+def _check_not_replaying_into_itself(steps: str, out: str | None) -> None:
+    """A replay of ``runs/a/steps.txt`` with ``--out runs/a`` would write its own steps.txt
+    over the script it reads: a replay stopped half way would leave half the script."""
+    from pagesight.runs.record import STEPS
+
+    if out is None:
+        return
+    written = Path(out).expanduser() / STEPS
+    if written.exists() and written.resolve() == Path(steps).expanduser().resolve():
+        raise InvalidOption(
+            "out",
+            f"{out!r} holds the steps file replayed, which the run would overwrite; "
+            "give another folder (or none: runs/<UTC time>)",
+        )
 
 
 def _run_steps(
@@ -405,6 +438,7 @@ def _demo_task(args: argparse.Namespace) -> int:
     from pagesight.demo import DEMO_STEPS, OrbitApp
     from pagesight.planners import StepsPlanner
 
+    _check_out(args.out)
     planner = StepsPlanner.from_file(DEMO_STEPS)
     with OrbitApp.start() as app:
         print(f"Orbit CRM on {app.url}; the task: {DEMO_STEPS}", flush=True)
