@@ -326,9 +326,10 @@ class AsyncPage:
         Ready means, all at once: the load event has fired, the network has been quiet for
         0.3 s (0.5 s where pagesight cannot count the page's timers; WebSockets, EventSource,
         requests pending over 3 s, beacons and a page's steady polling do not count), the DOM
-        has not changed for 300 ms (but for a node rewritten at a steady beat), and no short
-        timer (a ``setTimeout`` of up to a second) set by the page is pending. Once ready, a
-        document stays ready.
+        has not changed for 300 ms (but for a node rewritten at a steady beat), no short
+        timer (a ``setTimeout`` of up to a second) set by the page is pending, and no request
+        its scripts wait on (a ``fetch``, the body it reads, an XHR) is unanswered. Once
+        ready, a document stays ready.
         """
         if timeout < 0:
             raise InvalidOption("timeout", f"timeout must not be negative, not {timeout}")

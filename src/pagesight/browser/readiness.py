@@ -46,10 +46,12 @@ NETWORK_QUIET_S = 0.5
 """The network quiet that makes a page ready when pagesight cannot see its timers (a page it
 attached to after it loaded): Playwright's and Puppeteer's network-idle window."""
 HOOKED_NETWORK_QUIET_S = 0.3
-"""The same where the init script counts the page's short timers: a request that starts after
-a lull is then either a timer's (and the timer held readiness until it fired) or a chain's
-next link, which starts within a task of the last, so the window only has to outlast the
-DOM's own quiet. Each full page load of a task costs this much less waiting."""
+"""The same where the init script counts the page's short timers and the requests its scripts
+wait on: a request that starts after a lull is then either a timer's (and the timer held
+readiness until it fired) or a chain's next link, which the script was waiting on its last
+link to ask for (and that request held readiness, however late a busy machine ran the page),
+so the window only has to outlast the DOM's own quiet. Each full page load of a task costs
+this much less waiting."""
 DOM_QUIET_MS = 300
 LONG_REQUEST_S = 3.0
 """A request pending longer than this is a long poll or a hung resource, not the page loading."""
@@ -271,7 +273,12 @@ async def _look(
         HOOKED_NETWORK_QUIET_S if hooked else NETWORK_QUIET_S
     )
     if hooked:
-        ready = ready and state["quietMs"] >= DOM_QUIET_MS and state["timers"] == 0
+        ready = (
+            ready
+            and state["quietMs"] >= DOM_QUIET_MS
+            and state["timers"] == 0
+            and state.get("requests", 0) == 0
+        )
     if ready:
         await _mark(page, _LATCH)
     return ready, float(state.get("waited", 0))
