@@ -68,7 +68,7 @@ from pagesight.observe.observation import (
 )
 from pagesight.observe.tree import build
 from pagesight.vision.diff import diff_screens, inside
-from pagesight.vision.screen import VISION_ACTIONS, Screen, VisionTarget
+from pagesight.vision.screen import VISION_ACTIONS, Capture, Screen, VisionTarget
 
 if TYPE_CHECKING:
     from pagesight.browser.browser import AsyncBrowser
@@ -284,6 +284,11 @@ class AsyncPage:
             return (await self._guarded(self._screen.shot(), _SLACK_S)).png
         obs = observation or await self.observe()
         return await self._guarded(self._screen.marked(obs.elements), _SLACK_S + _OCR_S)
+
+    async def capture(self) -> Capture:
+        """The viewport now, to be marked later: ``capture.marked(elements)`` (blocking; run
+        it in a thread) draws :meth:`screenshot`'s marks on it while the page goes on."""
+        return await self._guarded(self._screen.capture(), _SLACK_S)
 
     async def _snapshot(
         self,
