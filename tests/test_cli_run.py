@@ -67,6 +67,9 @@ def runs(
         out = root / name
         return _start(*args, "--out", str(out), env=env), out
 
+    (root / "taken").write_text("a file, not a folder")
+    (root / "replayed").mkdir()
+    (root / "replayed" / "steps.txt").write_text(TASK)
     started = {
         "ok": run("ok", page, "--steps", steps, "--secret", f"TOKEN={SECRET}"),
         "failed expect": run("failed", page, "--steps", str(root / "failing.steps"),
@@ -79,6 +82,15 @@ def runs(
         # A page whose script never yields: the browser side fails (its own Chromium).
         "page unresponsive": run("busy", server.url("edge-busy.html"), "--steps", steps,
                                  "--secret", f"TOKEN={SECRET}"),
+        "out is a file": (_start(page, "--steps", steps, "--secret", f"TOKEN={SECRET}",
+                                 "--out", str(root / "taken")), root / "taken"),
+        "out inside a file": (_start(page, "--steps", steps, "--secret", f"TOKEN={SECRET}",
+                                     "--out", str(root / "taken" / "run")), root / "taken"),
+        "out holds the steps replayed": (
+            _start(page, "--steps", str(root / "replayed" / "steps.txt"),
+                   "--secret", f"TOKEN={SECRET}", "--out", str(root / "replayed")),
+            root / "replayed",
+        ),
         "unreachable URL": run("dead", f"http://127.0.0.1:{closed_port}/", "--steps", steps,
                                "--secret", f"TOKEN={SECRET}"),
     }  # fmt: skip
@@ -155,13 +167,16 @@ BAD = {
     "goal without a model": ("--model: a --goal is given to a model: add --model PROVIDER:MODEL",),
     "secret without its name": ("--secret: expected NAME=VALUE (what was given is not shown)",),
     "missing secret": ("task.steps: line 5: {{TOKEN}} needs a value: --secret TOKEN=VALUE",),
+    "out is a file": ("--out: ", "taken' is a file, not a folder for the run's records"),
+    "out inside a file": ("--out: ", "taken/run' is inside a file", "not a folder"),
+    "out holds the steps replayed": ("--out: ", "holds the steps file replayed"),
     "unreachable URL": ("cannot load http://127.0.0.1:",),
 }
 
 
 @pytest.mark.parametrize("case", BAD)
 def test_bad_input_exits_2_with_one_line(runs: dict[str, Run], case: str) -> None:
-    proc, _ = runs[case]
+    proc, out = runs[case]
     code, stdout, stderr = _finish(proc)
     assert "Traceback" not in stderr
     assert code == 2, stderr
@@ -172,3 +187,5 @@ def test_bad_input_exits_2_with_one_line(runs: dict[str, Run], case: str) -> Non
     for part in BAD[case]:
         assert part in lines[0], stderr
     assert SECRET not in stderr
+    if case == "out holds the steps replayed":  # the script replayed is as it was
+        assert (out / "steps.txt").read_text() == TASK

@@ -44,3 +44,27 @@ def test_demo_task_through_the_python_api(tmp_path: Path) -> None:
         rows = app.query("SELECT job_title, location FROM contacts WHERE name = 'Alice Chen'")
     assert result.stop_reason == "done"
     assert rows == [{"job_title": "Senior Software Engineer", "location": "New York"}]
+
+
+CHINESE = """\
+# 切换到中文 再做同一个任务 每一步都用中文页面上的标签
+点击 中文
+确认 "联系人"
+在 搜索框 输入 "Alice Chen"
+点击 Alice Chen 链接
+点击 编辑按钮
+在 职位 输入 "高级软件工程师"
+在 地点 选择 "New York"
+点击 保存
+确认 "职位 → 高级软件工程师"
+确认 "地点 → New York"
+"""
+
+
+def test_demo_task_in_chinese_on_the_app_switched_to_chinese(tmp_path: Path) -> None:
+    planner = StepsPlanner.from_text(CHINESE)
+    with OrbitApp.start() as app, Browser.launch() as browser:
+        result = Agent(browser, planner, max_steps=20, out=tmp_path / "run").run(app.url)
+        rows = app.query("SELECT job_title, location FROM contacts WHERE name = 'Alice Chen'")
+    assert result.stop_reason == "done", result.message
+    assert rows == [{"job_title": "高级软件工程师", "location": "New York"}]

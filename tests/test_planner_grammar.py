@@ -3,6 +3,8 @@ group words a target may carry, and steps written back that read as the same ste
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from pagesight.errors import InputError, StepsError
@@ -165,3 +167,16 @@ def test_secrets_come_from_given_values_then_the_environment_and_a_missing_one_n
     assert planner.secrets(environ={"TOKEN": "b"}) == {"TOKEN": "b"}
     with pytest.raises(StepsError, match=r"^line 2: \{\{TOKEN\}\} needs a value: --secret TOKEN"):
         planner.secrets(environ={})
+
+
+def test_a_steps_file_saved_with_a_byte_order_mark_reads_from_its_first_line(
+    tmp_path: Path,
+) -> None:
+    # Notepad's "UTF-8 with BOM": the mark is no step and no part of the first line.
+    path = tmp_path / "task.steps"
+    path.write_bytes('# Alice\r\nclick the Save button\r\n确认 "已保存"\r\n'.encode("utf-8-sig"))
+    planner = StepsPlanner.from_file(path)
+    assert [(s.line, s.text) for s in planner.steps] == [
+        (2, "click the Save button"),
+        (3, '确认 "已保存"'),
+    ]

@@ -278,3 +278,29 @@ def test_one_planner_runs_its_script_from_the_start_on_each_run(
     finally:
         if agent.page is not None and not agent.page.closed:
             agent.page.close()
+
+
+def test_a_failed_expect_of_a_field_holding_a_secret_never_shows_it(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # A secret with a quote and a backslash: a message quoting the field's value with repr
+    # escapes both, and the mask, which looks for the value as given, no longer finds it.
+    secret = 'pa"ss\\wörd-93'
+    planner = StepsPlanner.from_text(
+        "click Alice Chen's Edit button\n"
+        'type "{{TOKEN}}" into the API token field\n'
+        'expect the API token field to be "something else"\n'
+    )
+    agent = Agent(browser, planner, out=tmp_path, secrets=planner.secrets({"TOKEN": secret}))
+    try:
+        result = agent.run(server.url("steps-contacts.html"))
+        assert agent.page is not None
+        typed = agent.page.playwright.evaluate("document.querySelector('#token').value")
+    finally:
+        if agent.page is not None:
+            agent.page.close()
+    assert typed == secret  # the page got it
+    assert result.stop_reason == "expect_failed"
+    assert result.message.endswith("to be 'something else'; seen: '{{TOKEN}}'"), result.message
+    for escaped in (secret, repr(secret)[1:-1], "ss\\\\w"):
+        assert escaped not in result.message

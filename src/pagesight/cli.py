@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from pagesight.cli_run import add_run_options, run, run_agent
+from pagesight.cli_run import add_run_options, check_out, run, run_agent
 from pagesight.errors import InvalidOption, PagesightError, RuntimeFailure
 
 if TYPE_CHECKING:  # the CLI imports the browser only once its arguments are checked
@@ -232,19 +232,26 @@ def _demo_options(commands: argparse._SubParsersAction[_Parser]) -> None:
         help="the SQLite file to keep its state in, created and seeded when new "
         "(default: a fresh one in a temporary folder, removed on exit)",
     )
+    serve.add_argument(
+        "--design",
+        default="default",
+        metavar="NAME",
+        help="the markup: default, or redesign (other ids, classes, field order and wrappers, "
+        "the same labels: replay a recorded run on it to see its steps heal)",
+    )
 
 
 def _demo(args: argparse.Namespace) -> int:
     """``pagesight demo``: the demo task (``demo_task``); ``pagesight demo serve``: Orbit CRM
-    until Ctrl-C or SIGTERM, then exit 0. A port in use or a --db path that cannot be a
-    database is bad input: one line, exit 2."""
+    until Ctrl-C or SIGTERM, then exit 0. A port in use, a --db path that cannot be a
+    database or an unknown --design is bad input: one line, exit 2."""
     from pagesight.demo import OrbitApp
 
     if args.demo_command is None:
         return _demo_task(args)
 
     try:
-        app = OrbitApp.start(db=args.db, port=args.port)
+        app = OrbitApp.start(db=args.db, port=args.port, design=args.design)
     except InvalidOption as exc:
         print(f"pagesight: --{exc.option}: {exc}", file=sys.stderr)
         return exc.exit_code
@@ -267,6 +274,7 @@ def _demo_task(args: argparse.Namespace) -> int:
     from pagesight.demo import DEMO_STEPS, OrbitApp
     from pagesight.planners import StepsPlanner
 
+    check_out(args.out)
     planner = StepsPlanner.from_file(DEMO_STEPS)
     with OrbitApp.start() as app:
         print(f"Orbit CRM on {app.url}; the task: {DEMO_STEPS}", flush=True)

@@ -11,6 +11,7 @@ import asyncio
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pagesight.errors import InvalidOption
@@ -152,6 +153,9 @@ def run(args: argparse.Namespace) -> int:
         raise InvalidOption(
             "cdp_url", "an attached browser keeps its windows: no --headed or --viewport"
         )
+    check_out(args.out)
+    if args.steps is not None:
+        check_not_replaying_into_itself(args.steps, args.out)
     planner: Planner
     text_layer: TextLayerResult | None = None
     if args.goal is not None:
@@ -180,6 +184,37 @@ def run(args: argparse.Namespace) -> int:
         text_layer=text_layer,
     )
     return 0 if result.reached else 3
+
+
+def check_out(value: str | None) -> None:
+    """Refuse an ``--out`` that cannot be a folder before a browser starts, rather than fail
+    with the recorder's FileExistsError once the run has begun."""
+    if value is None:
+        return
+    path = Path(value).expanduser()
+    if path.exists() and not path.is_dir():
+        raise InvalidOption("out", f"{value!r} is a file, not a folder for the run's records")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InvalidOption("out", f"{value!r} is inside a file ({parent}), not a folder")
+            return
+
+
+def check_not_replaying_into_itself(steps: str, out: str | None) -> None:
+    """A replay of ``runs/a/steps.txt`` with ``--out runs/a`` would write its own steps.txt
+    over the script it reads: a replay stopped half way would leave half the script."""
+    from pagesight.runs.record import STEPS
+
+    if out is None:
+        return
+    written = Path(out).expanduser() / STEPS
+    if written.exists() and written.resolve() == Path(steps).expanduser().resolve():
+        raise InvalidOption(
+            "out",
+            f"{out!r} holds the steps file replayed, which the run would overwrite; "
+            "give another folder (or none: runs/<UTC time>)",
+        )
 
 
 def goal_planner(args: argparse.Namespace) -> GoalPlanner:

@@ -29,6 +29,7 @@ from pagesight.observe.find import Match
 from pagesight.observe.ids import ElementLocation
 from pagesight.observe.observation import Observation, ObserveMode, View
 from pagesight.vision.ocr import OcrEngine
+from pagesight.vision.screen import Capture
 from pagesight.vision.vlm import Captioner
 
 if TYPE_CHECKING:
@@ -191,6 +192,10 @@ class Page:
     def screenshot(self, *, marks: bool = False, observation: Observation | None = None) -> bytes:
         """See :meth:`pagesight.aio.AsyncPage.screenshot`."""
         return self._loop.run(self._page.screenshot(marks=marks, observation=observation))
+
+    def capture(self) -> Capture:
+        """See :meth:`pagesight.aio.AsyncPage.capture`."""
+        return self._loop.run(self._page.capture())
 
     def wait_ready(self, timeout: float = 10.0) -> bool:
         """See :meth:`pagesight.aio.AsyncPage.wait_ready`."""

@@ -22,6 +22,7 @@ action's observation lacks: then the page is observed again with it.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
@@ -47,6 +48,7 @@ from pagesight.errors import ContextOverflow, InvalidOption
 from pagesight.observe import passes
 from pagesight.observe.observation import Element, Observation
 from pagesight.runs.record import FINAL_SHOT, RunRecorder, default_folder
+from pagesight.vision.screen import Capture
 
 if TYPE_CHECKING:
     from pagesight.agent.textlayer import TextLayerResult
@@ -184,10 +186,15 @@ class AsyncAgent:
             decide_s = time.monotonic() - clock
             if not isinstance(decision, Action | Batch | Done | Stop):
                 raise TypeError(f"{self._planner!r}.decide returned {decision!r}, not a Decision")
-            shot, png = await self._screenshot(session, recorder, number, obs, decision)
+            drawing = await self._screenshot(session, recorder, number, obs, decision)
             clock = time.monotonic()
-            calls, results = await self._act(session, decision)
+            try:
+                calls, results = await self._act(session, decision)
+            except BaseException:
+                await asyncio.gather(drawing, return_exceptions=True)  # no step to show it in
+                raise
             act_s = time.monotonic() - clock
+            shot, png = await drawing
             unchanged = png if not calls and not _refs(decision) else None
             step = StepRecord(
                 number=number,
@@ -312,25 +319,34 @@ class AsyncAgent:
         number: int,
         obs: Observation,
         decision: Decision,
-    ) -> tuple[Path, bytes]:
-        """The page the decision was made on, with the elements it chose marked: where it was
-        written, and the PNG."""
+    ) -> asyncio.Future[tuple[Path, bytes]]:
+        """The page the decision was made on, taken now, with the elements it chose marked:
+        where it was written, and the PNG. The marks are drawn and the file written in a
+        thread, while the decision is carried out: await the future once it is."""
         chosen_ids = set(_refs(decision))
         chosen = tuple(el for el in obs.elements if el.id in chosen_ids)
-        png = await self._shot(session, obs, marked=chosen)
-        return recorder.screenshot(f"step-{number:02d}.png", png), png
+        capture = await session.page.capture()
+
+        async def finish() -> tuple[Path, bytes]:
+            png = await asyncio.to_thread(self._drawn, capture, obs, chosen)
+            return recorder.screenshot(f"step-{number:02d}.png", png), png
+
+        return asyncio.ensure_future(finish())
 
     async def _shot(
         self, session: Session, obs: Observation | None, *, marked: tuple[Element, ...] = ()
     ) -> bytes:
         """A screenshot with ``marked`` elements of ``obs`` marked, and every field of
         ``obs`` that shows a secret blacked out."""
-        if marked and obs is not None:
-            png = await session.page.screenshot(
-                marks=True, observation=replace(obs, elements=marked)
-            )
-        else:
-            png = await session.page.screenshot()
+        capture = await session.page.capture()
+        return await asyncio.to_thread(self._drawn, capture, obs, marked)
+
+    def _drawn(
+        self, capture: Capture, obs: Observation | None, marked: tuple[Element, ...]
+    ) -> bytes:
+        """``capture`` with ``marked`` marked and every field of ``obs`` that shows a secret
+        blacked out (blocking: run it in a thread)."""
+        png = capture.marked(marked) if marked else capture.shot.png
         if obs is None or not self._secrets.values:
             return png
         boxes = tuple(
@@ -340,8 +356,7 @@ class AsyncAgent:
         )
         if not boxes:
             return png
-        scale = float(await session.page.playwright.evaluate("devicePixelRatio"))
-        return black_out(png, boxes, scale=scale)
+        return black_out(png, boxes, scale=capture.shot.scale)
 
 
 def mask_exception(exc: BaseException, secrets: Secrets) -> None:

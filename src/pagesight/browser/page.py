@@ -68,7 +68,7 @@ from pagesight.observe.observation import (
 )
 from pagesight.observe.tree import build
 from pagesight.vision.diff import diff_screens, inside
-from pagesight.vision.screen import VISION_ACTIONS, Screen, VisionTarget
+from pagesight.vision.screen import VISION_ACTIONS, Capture, Screen, VisionTarget
 
 if TYPE_CHECKING:
     from pagesight.browser.browser import AsyncBrowser
@@ -285,6 +285,11 @@ class AsyncPage:
         obs = observation or await self.observe()
         return await self._guarded(self._screen.marked(obs.elements), _SLACK_S + _OCR_S)
 
+    async def capture(self) -> Capture:
+        """The viewport now, to be marked later: ``capture.marked(elements)`` (blocking; run
+        it in a thread) draws :meth:`screenshot`'s marks on it while the page goes on."""
+        return await self._guarded(self._screen.capture(), _SLACK_S)
+
     async def _snapshot(
         self,
         mode: Mode = "cdp",
@@ -326,9 +331,10 @@ class AsyncPage:
         Ready means, all at once: the load event has fired, the network has been quiet for
         0.3 s (0.5 s where pagesight cannot count the page's timers; WebSockets, EventSource,
         requests pending over 3 s, beacons and a page's steady polling do not count), the DOM
-        has not changed for 300 ms (but for a node rewritten at a steady beat), and no short
-        timer (a ``setTimeout`` of up to a second) set by the page is pending. Once ready, a
-        document stays ready.
+        has not changed for 300 ms (but for a node rewritten at a steady beat), no short
+        timer (a ``setTimeout`` of up to a second) set by the page is pending, and no request
+        its scripts wait on (a ``fetch``, the body it reads, an XHR) is unanswered. Once
+        ready, a document stays ready.
         """
         if timeout < 0:
             raise InvalidOption("timeout", f"timeout must not be negative, not {timeout}")

@@ -46,10 +46,12 @@ NETWORK_QUIET_S = 0.5
 """The network quiet that makes a page ready when pagesight cannot see its timers (a page it
 attached to after it loaded): Playwright's and Puppeteer's network-idle window."""
 HOOKED_NETWORK_QUIET_S = 0.3
-"""The same where the init script counts the page's short timers: a request that starts after
-a lull is then either a timer's (and the timer held readiness until it fired) or a chain's
-next link, which starts within a task of the last, so the window only has to outlast the
-DOM's own quiet. Each full page load of a task costs this much less waiting."""
+"""The same where the init script counts the page's short timers and the requests its scripts
+wait on: a request that starts after a lull is then either a timer's (and the timer held
+readiness until it fired) or a chain's next link, which the script was waiting on its last
+link to ask for (and that request held readiness, however late a busy machine ran the page),
+so the window only has to outlast the DOM's own quiet. Each full page load of a task costs
+this much less waiting."""
 DOM_QUIET_MS = 300
 LONG_REQUEST_S = 3.0
 """A request pending longer than this is a long poll or a hung resource, not the page loading."""
@@ -244,6 +246,10 @@ class NetworkWatch:
             for call in self.pending.values()
         )
 
+    def quiet_for(self) -> float:
+        """Seconds since a request that counts last started or ended."""
+        return time.monotonic() - self.last_activity()
+
     def quiet(self, window: float = NETWORK_QUIET_S) -> bool:
         """No request that counts is in flight, and none started or ended in the last
         ``window`` seconds."""
@@ -258,23 +264,30 @@ class NetworkWatch:
 
 async def _look(
     page: PlaywrightPage, network: NetworkWatch, answer_within: float
-) -> tuple[bool, float]:
-    """One look: (is the document ready now, the longest wait on it that already ran out).
-    Latches."""
+) -> tuple[bool, float, float]:
+    """One look: (is the document ready now, the longest wait on it that already ran out,
+    the seconds until it could first be ready by what this look saw: look again then, not
+    sooner). Latches."""
     state = await ask(page, _PROBE, answer_within)
     if state is None:
-        return False, 0.0  # between documents: the next look sees the new one
+        return False, 0.0, POLL_S  # between documents: the next look sees the new one
     if state.get("latched"):
-        return True, 0.0
+        return True, 0.0, 0.0
     hooked = bool(state.get("hooks"))
-    ready = bool(state["loaded"]) and network.quiet(
-        HOOKED_NETWORK_QUIET_S if hooked else NETWORK_QUIET_S
-    )
+    window = HOOKED_NETWORK_QUIET_S if hooked else NETWORK_QUIET_S
+    loaded = bool(state["loaded"])
+    ready = loaded and network.quiet(window)
+    # Only the quiet windows can be waited out: a pending load, request or timer ends when
+    # it ends, so those are looked at again at the polling beat.
+    left = window - network.quiet_for() if loaded and network.quiet(0.0) else POLL_S
     if hooked:
-        ready = ready and state["quietMs"] >= DOM_QUIET_MS and state["timers"] == 0
+        pending = state["timers"] > 0 or state.get("requests", 0) > 0
+        ready = ready and state["quietMs"] >= DOM_QUIET_MS and not pending
+        dom_left = (DOM_QUIET_MS - state["quietMs"]) / 1000
+        left = POLL_S if pending else max(left, dom_left)
     if ready:
         await _mark(page, _LATCH)
-    return ready, float(state.get("waited", 0))
+    return ready, float(state.get("waited", 0)), max(left, 0.0)
 
 
 async def ask(page: PlaywrightPage, script: str, answer_within: float) -> Any:
@@ -331,11 +344,15 @@ async def wait_ready(
     """
     deadline = time.monotonic() + timeout
     while True:
-        ready, waited = await _look(page, network, answer_within)
+        ready, waited, left = await _look(page, network, answer_within)
         if ready or (once_per_document and waited >= timeout):
             return ready
-        if time.monotonic() >= deadline:
+        now = time.monotonic()
+        if now >= deadline:
             if timeout > 0:
                 await _mark(page, _WAITED, timeout)
             return False
-        await asyncio.sleep(POLL_S)  # readiness is a condition over time: polling it is the job
+        # Readiness is a condition over time: look again once it could first hold (a little
+        # past, so the window has surely passed), or at the polling beat while something is
+        # pending; never past the deadline.
+        await asyncio.sleep(min(max(left + 0.005, 0.005), deadline - now))

@@ -89,6 +89,48 @@
     return clearTimeout_(id);
   };
 
+  // What the page's scripts are waiting on from the network: a fetch (until it answers), the
+  // body it reads (json(), text() …, until read) and an XMLHttpRequest (until loadend). A load
+  // fetching link after link has one pending from the first call to the last answer, with no
+  // lull between them (the next is asked for in the very task the last answer was handled
+  // in), however late a busy machine runs the page: readiness waits for none to be pending.
+  // One pending longer than LONG_MS is a long poll or a hung request, not the page loading.
+  const LONG_MS = 3000;
+  const waitingOn = new Map(); // id -> when asked
+  let asked = 0;
+  const waitFor = (promise) => {
+    const id = ++asked;
+    waitingOn.set(id, now());
+    const done = () => { waitingOn.delete(id); };
+    promise.then(done, done); // a branch of its own: the page's promise keeps its rejection
+    return promise;
+  };
+  const fetch_ = globalThis.fetch;
+  if (typeof fetch_ === "function") {
+    globalThis.fetch = function (...args) { return waitFor(fetch_.apply(this, args)); };
+  }
+  const body = globalThis.Response && globalThis.Response.prototype;
+  for (const name of ["json", "text", "arrayBuffer", "blob", "formData", "bytes"]) {
+    const read = body && body[name];
+    if (typeof read === "function") body[name] = function (...args) { return waitFor(read.apply(this, args)); };
+  }
+  const xhr = globalThis.XMLHttpRequest && globalThis.XMLHttpRequest.prototype;
+  const send = xhr && xhr.send;
+  if (typeof send === "function") {
+    xhr.send = function (...args) {
+      const id = ++asked;
+      waitingOn.set(id, now());
+      addEventListener.call(this, "loadend", () => { waitingOn.delete(id); });
+      return send.apply(this, args);
+    };
+  }
+  const requests = () => {
+    const t = now();
+    let n = 0;
+    for (const since of waitingOn.values()) if (t - since < LONG_MS) n += 1;
+    return n;
+  };
+
   // Inline-style churn is how animations run (a spinner, a carousel): every frame, for ever.
   // What a person reads changes with nodes, text and other attributes.
   const churn = (r) => r.type === "attributes" && r.attributeName === "style";
@@ -171,6 +213,7 @@
         timers: Array.from(shortTimers.values()).filter((t) => !t.ticking).length,
         // Every timer an input set, a chain too: an action's steps are its result arriving.
         inputTimers: Array.from(shortTimers.values()).filter((t) => t.caused).length,
+        requests: requests(),
       }),
     },
     enumerable: false,

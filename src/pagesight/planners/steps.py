@@ -116,7 +116,9 @@ class StepsPlanner:
         if not path.is_file():
             raise InvalidOption("steps", f"no steps file at {str(path)!r}")
         try:
-            text = path.read_text(encoding="utf-8")
+            # utf-8-sig: a file saved "UTF-8 with BOM" (Notepad) reads from its first step,
+            # not with a mark that makes line 1 no step.
+            text = path.read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError) as exc:
             raise InvalidOption("steps", f"cannot read {str(path)!r} as UTF-8 text: {exc}") from exc
         try:
@@ -435,10 +437,12 @@ def _check(step: Step, obs: Observation) -> tuple[bool, dict[str, Any]]:
     record["target"]["words"] = element_words(el.role, el.name, el.context)
     record["target"]["hint"] = step.target.hint
     if not ok:
+        # The value as it is, never escaped (repr would double a backslash): a secret typed
+        # into the field must reach the mask as given, to be written as {{NAME}}.
         others = "; ".join(c.describe() for c in found.runners_up[:2])
         record["message"] = (
             f"line {step.line}: {step.text}: expected {found.candidate.describe()} to be "
-            f"{want!r}; seen: {seen!r}" + (f"; other candidates: {others}" if others else "")
+            f"{want!r}; seen: '{seen}'" + (f"; other candidates: {others}" if others else "")
         )
     return ok, record
 

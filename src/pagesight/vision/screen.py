@@ -11,6 +11,7 @@ import base64
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
+from typing import Any
 
 from playwright.async_api import Page as PlaywrightPage
 
@@ -41,6 +42,23 @@ class Shot:
     """Screenshot pixels per CSS pixel (the page's ``devicePixelRatio``)."""
     scroll: tuple[float, float] = (0.0, 0.0)
     """The page's scroll position when it was taken (CSS px)."""
+
+
+@dataclass(frozen=True)
+class Capture:
+    """The viewport at one moment with the text boxes set-of-marks needs to place its badges:
+    the marks are drawn later, in a thread, while the page goes on (a run records the page a
+    decision was made on while the decision is carried out)."""
+
+    shot: Shot
+    text_boxes: Any
+    """The page's text boxes as ``TEXT_BOXES_SCRIPT`` measured them."""
+
+    def marked(self, elements: tuple[Element, ...]) -> bytes:
+        """The screenshot with a mark on each of ``elements`` in view (blocking: PIL)."""
+        texts = text_boxes(self.text_boxes)
+        marks = marks_for(elements, texts, wrapping_owners(self.text_boxes))
+        return draw_marks(self.shot.png, marks, scale=self.shot.scale, texts=texts)
 
 
 @dataclass(frozen=True)
@@ -128,15 +146,18 @@ class Screen:
                 return now, moving
             last = now
 
-    async def marked(self, elements: tuple[Element, ...]) -> bytes:
-        """A screenshot with a dashed box and a numbered badge on each element in view, each
-        badge beside its element's first line of text and off every text on the page."""
+    async def capture(self) -> Capture:
+        """The viewport now, and what marking it needs (see :class:`Capture`)."""
         shot = await self.shot()
         with translate("measuring the text on the page"):
             raw = await self._page.evaluate(TEXT_BOXES_SCRIPT)
-        texts = text_boxes(raw)
-        marks = marks_for(elements, texts, wrapping_owners(raw))
-        return await asyncio.to_thread(draw_marks, shot.png, marks, scale=shot.scale, texts=texts)
+        return Capture(shot=shot, text_boxes=raw)
+
+    async def marked(self, elements: tuple[Element, ...]) -> bytes:
+        """A screenshot with a dashed box and a numbered badge on each element in view, each
+        badge beside its element's first line of text and off every text on the page."""
+        capture = await self.capture()
+        return await asyncio.to_thread(capture.marked, elements)
 
     async def observe(
         self,

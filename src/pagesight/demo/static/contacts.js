@@ -1,8 +1,10 @@
 // Contact search: each keystroke fetches the matching contacts as JSON and redraws the rows,
 // keyed by contact as React or Vue would: a row still in the results is the same element.
+// The field and the rows are found by what they are, not by id, so that the redesign
+// (templates/redesign/) may rename them as a real redesign does.
 (() => {
-  const field = document.getElementById("search");
-  const rows = document.getElementById("contact-rows");
+  const field = document.querySelector("form[role=search] input[type=search]");
+  const rows = document.querySelector("main table > tbody");
   const count = document.getElementById("contact-count");
   const empty = document.getElementById("no-contacts");
   let pending = null;
