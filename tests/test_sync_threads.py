@@ -103,6 +103,7 @@ PAGE_CALLS: dict[str, Check] = {
     "act": _act,
     "batch": _batch,
     "screenshot": lambda run: run.page.screenshot().startswith(b"\x89PNG"),
+    "capture": lambda run: run.page.capture().marked(()).startswith(b"\x89PNG"),
     "playwright": _playwright,
     "navigate": _navigate,
     "back": _back,
