@@ -165,6 +165,7 @@ class OpenAIChat:
             timeout=self.timeout,
             key_hint=hint,
             model=self.model,
+            api_key=self._api_key,
         )
 
     def _tool(self, spec: ToolSpec) -> dict[str, Any]:
