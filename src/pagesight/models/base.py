@@ -5,6 +5,7 @@ the same template: APIStatusError, APIConnectionError, APITimeoutError, …)."""
 from __future__ import annotations
 
 import json
+import re
 from types import ModuleType
 from typing import Any
 
@@ -73,8 +74,11 @@ def translate(
 
 
 def redact(text: str, api_key: str | None) -> str:
-    """``text`` with the key written as ``[API key]`` wherever it is quoted."""
-    return text.replace(api_key, "[API key]") if api_key else text
+    """``text`` with the key written as ``[API key]`` wherever it is quoted — as a whole
+    token, so a short key ("k" in a test) does not rewrite the words around it."""
+    if not api_key:
+        return text
+    return re.sub(rf"(?<![\w-]){re.escape(api_key)}(?![\w-])", "[API key]", text)
 
 
 def _quoted(exc: BaseException, api_key: str | None) -> str:
