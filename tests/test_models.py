@@ -292,6 +292,12 @@ def test_keys_and_urls_come_from_options_then_the_environment() -> None:
     )
     with pytest.raises(InvalidOption, match="base URL must be an http"):
         resolve("vllm:x", base_url="ftp://h", env={})
+    # A server on this machine behind OPENAI_BASE_URL takes no key; a remote one needs it.
+    for local in ("http://127.0.0.1:8080/v1", "http://localhost:1234/v1", "http://[::1]:8/v1"):
+        spec = resolve("openai:local-model", env={"OPENAI_BASE_URL": local})
+        assert (spec.api_key, spec.base_url) == (None, local)
+    with pytest.raises(ModelNotConfigured, match="set OPENAI_API_KEY"):
+        resolve("openai:m", env={"OPENAI_BASE_URL": "http://10.0.0.2:8080/v1"})
 
 
 @pytest.mark.parametrize(
