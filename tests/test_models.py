@@ -331,3 +331,17 @@ def test_bad_options_are_refused() -> None:
         AnthropicMessages(model="m", retries=-1)
     with pytest.raises(InvalidOption, match="model"):
         OpenAIChat(model="")
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_key_the_server_quotes_back_is_redacted(api: Fake) -> None:
+    # A proxy may echo the key it refuses (the call's key is "k"): the message never holds
+    # it, as a whole token, and the words around it are left as they are.
+    said = "Incorrect API key provided: k; a key such as k-1 is not k"
+    outcome, _ = _ask(api, [Failure(status=401, message=said)])
+    assert "Incorrect API key provided: [API key]; a key such as k-1 is not [API key])" in (
+        _error(outcome)
+    )
+    limited = Failure(status=429, message="k is over its limit", headers={"retry-after": "99"})
+    outcome, _ = _ask(api, [limited])
+    assert "(HTTP 429: [API key] is over its limit) and asks to wait 99 s" in _error(outcome)
