@@ -165,3 +165,42 @@ def test_model_options_with_steps_or_without_a_goal_are_refused(
     code = main(["run", "http://127.0.0.1:9/", "--steps", "x.steps", "--model", "openai:m"])
     assert code == 2
     assert "--model: is for the model a --goal is given to" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "goal",
+    [GOAL, "What is Alice Chen's job title?"],
+    ids=["browser run", "text layer"],
+)
+def test_a_key_or_secret_the_server_quotes_back_is_never_printed_or_written(
+    tmp_path: Path, goal: str
+) -> None:
+    # A proxy or a local server may echo the key it refuses, and a 400 may quote the
+    # request (the goal, which names a secret's value): neither reaches the terminal or
+    # the run's records. The read-only goal fails in the text layer, before any browser.
+    out = tmp_path / "run"
+    key, secret = "sk-live-ECHOED-0123456789", "hunter2-pw"
+    said = f"Incorrect API key provided: {key}; request said {secret}"
+    with OrbitApp.start() as app, FakeOpenAI([Failure(status=401, message=said)]) as fake:
+        done = _cli(
+            app.url,
+            "--goal",
+            f"{goal} (password {secret})",
+            "--model",
+            "openai:gpt-4.1-mini",
+            "--api-key",
+            key,
+            "--base-url",
+            fake.base_url,
+            "--secret",
+            f"PW={secret}",
+            "--out",
+            str(out),
+            env={},
+        )
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert "(HTTP 401: Incorrect API key provided: [API key]; request said {{PW}})" in done.stderr
+    written = [p.read_text(errors="replace") for p in out.rglob("*") if p.is_file()]
+    for text in [done.stdout, done.stderr, *written]:
+        assert key not in text and secret not in text

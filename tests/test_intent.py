@@ -58,6 +58,11 @@ READ_ONLY = [
     "这个产品有几种颜色",
     "登录页面在哪里？",  # a page, not a login
     "取消政策是什么？",  # the cancellation policy, not a cancellation
+    # polite requests to read
+    "Can you tell me the price?",
+    "Could you find the refund window?",
+    "Please summarize this page",
+    "What is the refund window? Please tell me in days",
 ]
 
 CHANGES = [
@@ -128,6 +133,18 @@ CHANGES = [
     "在登录页面输入密码",  # the page is a noun, the typing is not
     "把语言的设置改成中文",
     "如何修改密码？",
+    # a request dressed as a question, whatever its verb
+    "Could you close my account?",
+    "Can you unsubscribe me?",
+    "Please empty the trash?",
+    "Is it possible to have my account closed?",
+    "Please log me out?",
+    "Sign me up for the newsletter?",
+    "Terminate my subscription?",
+    "Find the coupon and redeem it",
+    # a question, then a request in a clause of its own
+    "What is the price? Then empty my cart",
+    "Is the item in stock? If so grab one",
 ]
 
 

@@ -292,6 +292,12 @@ def test_keys_and_urls_come_from_options_then_the_environment() -> None:
     )
     with pytest.raises(InvalidOption, match="base URL must be an http"):
         resolve("vllm:x", base_url="ftp://h", env={})
+    # A server on this machine behind OPENAI_BASE_URL takes no key; a remote one needs it.
+    for local in ("http://127.0.0.1:8080/v1", "http://localhost:1234/v1", "http://[::1]:8/v1"):
+        spec = resolve("openai:local-model", env={"OPENAI_BASE_URL": local})
+        assert (spec.api_key, spec.base_url) == (None, local)
+    with pytest.raises(ModelNotConfigured, match="set OPENAI_API_KEY"):
+        resolve("openai:m", env={"OPENAI_BASE_URL": "http://10.0.0.2:8080/v1"})
 
 
 @pytest.mark.parametrize(
@@ -325,3 +331,17 @@ def test_bad_options_are_refused() -> None:
         AnthropicMessages(model="m", retries=-1)
     with pytest.raises(InvalidOption, match="model"):
         OpenAIChat(model="")
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_key_the_server_quotes_back_is_redacted(api: Fake) -> None:
+    # A proxy may echo the key it refuses (the call's key is "k"): the message never holds
+    # it, as a whole token, and the words around it are left as they are.
+    said = "Incorrect API key provided: k; a key such as k-1 is not k"
+    outcome, _ = _ask(api, [Failure(status=401, message=said)])
+    assert "Incorrect API key provided: [API key]; a key such as k-1 is not [API key])" in (
+        _error(outcome)
+    )
+    limited = Failure(status=429, message="k is over its limit", headers={"retry-after": "99"})
+    outcome, _ = _ask(api, [limited])
+    assert "(HTTP 429: [API key] is over its limit) and asks to wait 99 s" in _error(outcome)

@@ -80,8 +80,11 @@ def test_a_read_only_goal_is_answered_from_the_main_text_inside_the_markers(
     assert system.role == "system" and RULE in system.content
     page = _page_text(messages)
     assert "You can request a refund within 30 days of delivery." in page
-    assert "title: Refund policy" in page  # the title is the page's too: inside the markers
-    assert found.chars == len(page.strip().removeprefix("title: Refund policy").strip())
+    # the URL and title are the page's too (a redirect chose the URL): inside the markers
+    head = f"url: {found.url}\ntitle: Refund policy"
+    assert page.strip().startswith(head)
+    assert found.url not in user.content.split(OPEN, 1)[0]
+    assert found.chars == len(page.strip().removeprefix(head).strip())
     # the goal is the user's, outside the block; the boilerplate is gone from it
     assert user.content.startswith("goal: What is the refund window?")
     for boilerplate in (

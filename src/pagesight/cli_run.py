@@ -273,10 +273,19 @@ def _try_text_layer(
 ) -> TextLayerResult:
     """The text layer, before any browser: in its own event loop, which ends before the
     browser's starts (the provider layer makes an SDK client per call, tied to no loop)."""
+    from pagesight.agent.loop import mask_exception
     from pagesight.agent.secrets import Secrets
     from pagesight.agent.textlayer import run_text_layer
 
-    found = asyncio.run(run_text_layer(args.url, args.goal, model, out=args.out, secrets=secrets))
+    try:
+        found = asyncio.run(
+            run_text_layer(args.url, args.goal, model, out=args.out, secrets=secrets)
+        )
+    except BaseException as exc:
+        # A model's error may quote what it was sent (the goal, which may name a secret's
+        # value): masked as the browser run masks its errors, before main() prints it.
+        mask_exception(exc, Secrets(secrets))
+        raise
     if found.tried and found.run is None:
         print(Secrets(secrets).mask(f"text layer: {found.reason}; opening the browser"))
     return found

@@ -10,6 +10,10 @@ rule here errs one way only — when unsure, a goal *changes* something:
   the price but don't buy it" goes to the browser too);
 * otherwise it is read-only only when it reads as a question or a look-up (``what …``,
   ``find …``, ``tell me …``, a question mark, ``多少``, ``是什么``, ``查找`` …);
+* a request dressed as a question ("could you close my account?", "please empty the
+  trash?") or a clause after one ("… ? then empty my cart") changes something unless its
+  verb is one that reads (``tell``, ``find``, ``show`` …): the verb lists cannot hold every
+  verb a request may use;
 * anything else (``open the settings``, ``download the PDF``, a bare noun phrase) is treated
   as changing something.
 
@@ -42,7 +46,7 @@ _VERBS = _words(
     "register create add insert send publish reserve apply accept agree decline reject "
     "confirm approve withdraw donate invite rsvp upvote downvote drag move archive restore "
     "reset replace upgrade downgrade renew activate deactivate install unfollow write enroll "
-    "enrol opt "
+    "enrol opt redeem terminate grab hit put kill "
 )
 
 # Verbs that are nouns too: a change only where they stand as a verb (see _NOUN_BEFORE).
@@ -69,6 +73,7 @@ _PHRASES = (
     r"\bswitch (on|off|to)\b",
     r"\bmark (it |them |this |that |the \w+ )?as\b",
     r"\bgo ahead\b",
+    r"\b(log|sign) (me|us|him|her|them) (in|out|up|on|off)\b",
 )
 
 # Before an ambiguous word, these make it a noun: "the order", "my login", "what type".
@@ -78,6 +83,22 @@ _NOUN_BEFORE = _words(
     "is are was were be "
     "first last latest next previous recent new current minimum maximum min max total "
     "default online blog order"
+)
+
+# A request dressed as a question ("could you close my account?", "please empty the trash?",
+# "is it possible to have it cancelled?"), or a clause after a question ("… ? then empty my
+# cart", "if so grab one"): the word after it must be one that reads (tell, find, show …), or
+# the goal is a request to do something, whatever verb it uses.
+_REQUEST_START = re.compile(
+    r"(?:^|[,;:.!?]|\band\b)\s*(?:(?:can|could|would|will) you(?: please| kindly)?"
+    r"|please|kindly|help me|i (?:want|need|would like|'d like) to|is it possible to"
+    r"|go ahead and|let's|let us|then|if so,?|and then)\s+([\w']+)",
+    re.IGNORECASE,
+)
+_READING_WORDS = _words(
+    "find tell list show read summarize summarise extract look lookup give name count compare "
+    "identify explain describe check locate get quote translate define say see know learn "
+    "what which who when where why how is are was were does do did"
 )
 
 _QUESTION_START = re.compile(
@@ -148,6 +169,8 @@ def changes_something(goal: str) -> bool:
     if not text:
         return True
     if _VERB_RE.search(text) or _PHRASE_RE.search(text) or _ambiguous_verb(text):
+        return True
+    if any(m.group(1).lower() not in _READING_WORDS for m in _REQUEST_START.finditer(text)):
         return True
     if _CJK.search(text):
         verbs_only = _ZH_NOUN_USES.sub(" ", text)  # "登录页面" is a page, not a login

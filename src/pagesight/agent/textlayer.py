@@ -317,11 +317,13 @@ async def run_text_layer(
 
 def prompt(goal: str, page: PageText) -> tuple[Message, ...]:
     """The messages the model is sent: the task and the rule, then the goal and the page's
-    text (its title too) inside the untrusted-content markers."""
-    body = f"title: {page.title}\n\n{page.text}" if page.title else page.text
+    text (its URL and title too) inside the untrusted-content markers."""
+    # The URL is the page's too: after redirects the server chose it, query string and all.
+    head = f"url: {page.url}\ntitle: {page.title}" if page.title else f"url: {page.url}"
+    body = f"{head}\n\n{page.text}"
     if page.truncated:
         body += f"\n\n(the text was cut at {len(page.text):,} characters)"
-    user = f"goal: {goal}\n\npage {page.url}, its text:\n{untrusted(body)}"
+    user = f"goal: {goal}\n\nthe page's text:\n{untrusted(body)}"
     return (Message(role="system", content=SYSTEM), Message(role="user", content=user))
 
 

@@ -105,6 +105,7 @@ class AnthropicMessages:
                 timeout=self.timeout,
                 key_hint="ANTHROPIC_API_KEY or --api-key",
                 model=self.model,
+                api_key=self._api_key,
             ) from exc
 
     def _connect(self) -> anthropic.AsyncAnthropic:

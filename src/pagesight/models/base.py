@@ -5,6 +5,7 @@ the same template: APIStatusError, APIConnectionError, APITimeoutError, …)."""
 from __future__ import annotations
 
 import json
+import re
 from types import ModuleType
 from typing import Any
 
@@ -28,10 +29,19 @@ def check_options(*, model: str, timeout: float, retries: int) -> None:
 
 
 def translate(
-    exc: Exception, sdk: ModuleType, *, where: str, timeout: float, key_hint: str, model: str
+    exc: Exception,
+    sdk: ModuleType,
+    *,
+    where: str,
+    timeout: float,
+    key_hint: str,
+    model: str,
+    api_key: str | None = None,
 ) -> Exception:
     """The ModelError (or RetryLater, for a failure worth another try) for ``exc``, an
-    exception of the SDK ``sdk``; ``exc`` itself when it is not the SDK's."""
+    exception of the SDK ``sdk``; ``exc`` itself when it is not the SDK's. ``api_key`` is
+    never quoted: a proxy or a local server may echo the key it refuses in its error text,
+    and the message is printed on the terminal and written into the run's report."""
     if isinstance(exc, sdk.APITimeoutError):
         return ModelError(
             f"{where} did not answer within {timeout:g} s; raise the model timeout or use a "
@@ -41,13 +51,13 @@ def translate(
         cause = exc.__cause__ or exc
         return RetryLater(
             ModelError(
-                f"no model server answers at {where} ({one_line(cause)}); start it or fix "
-                "the base URL"
+                f"no model server answers at {where} ({_quoted(cause, api_key)}); start it or "
+                "fix the base URL"
             )
         )
     if isinstance(exc, sdk.APIStatusError):
         status = int(exc.status_code)
-        said = f"HTTP {status}: {detail(exc.body, exc.message)}"
+        said = f"HTTP {status}: {detail(exc.body, exc.message, api_key)}"
         if status == 429 or status >= 500:
             error = ModelError(f"{where} failed ({said})", status=status)
             return RetryLater(error, wait=retry_after(exc.response.headers))
@@ -59,8 +69,20 @@ def translate(
             hint = "the request was refused as it is; see the message"
         return ModelError(f"{where} refused the request ({said}); {hint}", status=status)
     if isinstance(exc, sdk.APIResponseValidationError | json.JSONDecodeError):
-        return malformed(where, one_line(exc))
+        return malformed(where, _quoted(exc, api_key))
     return exc
+
+
+def redact(text: str, api_key: str | None) -> str:
+    """``text`` with the key written as ``[API key]`` wherever it is quoted — as a whole
+    token, so a short key ("k" in a test) does not rewrite the words around it."""
+    if not api_key:
+        return text
+    return re.sub(rf"(?<![\w-]){re.escape(api_key)}(?![\w-])", "[API key]", text)
+
+
+def _quoted(exc: BaseException, api_key: str | None) -> str:
+    return one_line(redact(str(exc), api_key) or type(exc).__name__)
 
 
 def malformed(where: str, what: str) -> ModelError:
@@ -70,13 +92,14 @@ def malformed(where: str, what: str) -> ModelError:
     )
 
 
-def detail(body: object, fallback: str) -> str:
+def detail(body: object, fallback: str, api_key: str | None = None) -> str:
     """The message of an error body: ``{"error": {"message"}}``, ``{"error": "…"}``, or
-    the SDK's own message."""
+    the SDK's own message; the key redacted before the text is cut, so no part of it is
+    left at the cut."""
     error = body.get("error", body) if isinstance(body, dict) else body
     if isinstance(error, dict):
         error = error.get("message")
-    return one_line(error if isinstance(error, str) and error else fallback)
+    return one_line(redact(error if isinstance(error, str) and error else fallback, api_key))
 
 
 def one_line(value: object) -> str:

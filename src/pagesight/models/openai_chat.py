@@ -116,6 +116,7 @@ class OpenAIChat:
         self.provider = provider
         # The SDK wants a key even for servers that take none (Ollama, LM Studio).
         self._api_key = api_key or "no-key"
+        self._given_key = api_key  # the one never quoted in an error (the stand-in is no secret)
 
     @property
     def where(self) -> str:
@@ -165,6 +166,7 @@ class OpenAIChat:
             timeout=self.timeout,
             key_hint=hint,
             model=self.model,
+            api_key=self._given_key,
         )
 
     def _tool(self, spec: ToolSpec) -> dict[str, Any]:

@@ -11,6 +11,7 @@ before a browser starts. :func:`connect` opens the :class:`~pagesight.agent.mode
 from __future__ import annotations
 
 import importlib.util
+import ipaddress
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -175,14 +176,16 @@ def resolve(
             f"{provider.name} models need the {module} SDK: pip install 'pagesight[{module}]'"
         )
     key = api_key or (environ.get(provider.key_env) if provider.key_env else None) or None
-    if key is None and provider.needs_key:
-        raise ModelNotConfigured(
-            f"{provider.name} needs an API key: set {provider.key_env} or pass --api-key"
-        )
     base = base_url or (environ.get(provider.base_env) if provider.base_env else None) or None
     base = base or provider.default_base
     if base is not None:
         base = _checked_url(base, provider)
+    # A server on this machine (OPENAI_BASE_URL pointed at llama.cpp, vLLM, a test's fake)
+    # usually takes no key: asking for one would make a user invent it.
+    if key is None and provider.needs_key and not _on_this_machine(base):
+        raise ModelNotConfigured(
+            f"{provider.name} needs an API key: set {provider.key_env} or pass --api-key"
+        )
     return ModelSpec(provider=provider, model=model, base_url=base, api_key=key)
 
 
@@ -202,6 +205,18 @@ def _checked_url(url: str, provider: Provider) -> str:
 
 
 _EXAMPLE = "http://127.0.0.1:8000/v1"
+
+
+def _on_this_machine(url: str | None) -> bool:
+    host = urlsplit(url).hostname if url else None
+    if host is None:
+        return False
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
 
 
 def connect(
