@@ -201,3 +201,24 @@ def test_a_page_with_nothing_to_click_is_asked_without_the_choices_and_stops_uns
     assert set(sent[0].questions) == {"blocked", "target_visible", "goal_reached", "risk"}
     assert result.stop_reason == "uncertain"
     assert "no step is sure enough" in result.message
+
+
+def test_a_target_not_seen_on_a_page_with_no_room_to_scroll_is_acted_on_not_scrolled_to(
+    browser: Browser, server: Any, tmp_path: Path
+) -> None:
+    # The model doubts the target is on screen, but the whole page is on screen: scrolling
+    # would move nothing, so the policy's scroll rule must not fire and the click goes ahead.
+    def answer(request: DecisionsRequest) -> Any:
+        if 'button "Save preferences"' in request.texts[1]:  # the last action saved
+            return {"goal_reached": 0.95, "risk": 0}
+        save = request.badge("Save preferences", "button")
+        return {"goal_reached": 0.02, "risk": 0, "target_visible": 0.1, "next_action": save}
+
+    with FakeDecisionsServer([answer] * 4, api_key=KEY) as fake:
+        planner = DecisionsPlanner.from_env(api_key=KEY, base_url=fake.base_url)
+        agent = Agent(browser, planner, out=tmp_path / "run")
+        result = agent.run(server.url("decisions-short.html"), goal="save the preferences")
+        saved = agent.page.playwright.evaluate("!!window.saved")  # type: ignore[union-attr]
+    assert result.stop_reason == "done", result.message
+    assert [s.decision.tool for s in result.steps[:-1]] == ["click"]  # type: ignore[union-attr]
+    assert saved is True

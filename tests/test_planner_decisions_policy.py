@@ -180,3 +180,33 @@ def test_cutoffs_are_configurable_and_checked() -> None:
     with pytest.raises(InvalidOption) as err:
         Cutoffs(risk_level=5)
     assert err.value.option == "risk_level"
+
+
+def test_with_every_rule_ready_to_fire_the_earliest_one_decides() -> None:
+    # Each rule's own test keeps the rules after it quiet; this one keeps them all ready, so
+    # that a policy checking its rules in another order gives another Decision.
+    ready: dict[str, Any] = {
+        "goal_reached": 0.8,
+        "risk": (0.3, 0.0, 0.7, 0.0),
+        "blocked": 0.8,
+        "dismiss": {"none": 0.4, "7": 0.6},
+        "target_visible": below(0.5),
+        "next_action": {"12": 0.6, "13": 0.4},
+    }
+    first = decide(answers(**ready), PAGE)
+    assert isinstance(first, Done)
+    ready["goal_reached"] = below(0.8)
+    second = decide(answers(**ready), PAGE)
+    assert isinstance(second, Stop) and second.reason == "needs_person"
+    ready["risk"] = (1 - below(0.7), 0.0, below(0.7), 0.0)
+    third = decide(answers(**ready), PAGE)
+    assert isinstance(third, Action) and (third.tool, third.arguments["ref"]) == ("click", 7)
+    ready["blocked"] = below(0.8)
+    fourth = decide(answers(**ready), PAGE)
+    assert isinstance(fourth, Action) and fourth.tool == "scroll"
+    ready["target_visible"] = 0.5
+    fifth = decide(answers(**ready), PAGE)
+    assert isinstance(fifth, Action) and (fifth.tool, fifth.arguments["ref"]) == ("click", 12)
+    ready["next_action"] = {"12": below(0.6), "13": 1 - below(0.6)}
+    last = decide(answers(**ready), PAGE)
+    assert isinstance(last, Stop) and last.reason == "uncertain"

@@ -6,13 +6,16 @@ body that is not JSON is refused before the script plays, and listed as refused.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import httpx
+import pytest
 
+from pagesight.errors import DecisionsError
 from pagesight.planners.decisions import DecisionsClient, Question
 from pagesight.testing import FakeAnthropic, FakeOpenAI, Reply
-from pagesight.testing.decisions import DecisionsRequest, FakeDecisionsServer
+from pagesight.testing.decisions import DecisionsRequest, FakeDecisionsServer, Hang
 
 KEY = "test-key"
 CHAT = {"model": "m", "messages": [{"role": "user", "content": "hi"}]}
@@ -68,3 +71,18 @@ def test_the_decisions_fake_past_its_script_and_with_a_raising_script_answers_50
     }
     assert [r.id for r in fake.requests] == ["fake-0001", "fake-0002", "fake-0003", "fake-0004"]
     assert past.headers["x-request-id"] == "fake-0004"
+
+
+def test_a_fake_started_again_after_closing_still_hangs_when_its_script_says_so() -> None:
+    # A fake used by two tests in turn (a module fixture restarted, or two ``with`` blocks):
+    # closing it ends the hangs of its first use, and must not end those of the next.
+    questions = {"ok": Question(type="noul", instructions="Is it fine?")}
+    fake = FakeDecisionsServer([{"ok": 0.9}, Hang(seconds=None)], api_key=KEY)
+    with fake:
+        client = DecisionsClient(api_key=KEY, base_url=fake.base_url, timeout=0.3, retries=0)
+        assert asyncio.run(client.decide(["goal"], questions)).request_id == "fake-0001"
+    with fake, pytest.raises(DecisionsError) as err:
+        client = DecisionsClient(api_key=KEY, base_url=fake.base_url, timeout=0.3, retries=0)
+        asyncio.run(client.decide(["goal"], questions))
+    assert "did not answer within 0.3 s" in str(err.value)  # not the 504 a closing fake sends
+    assert err.value.status is None

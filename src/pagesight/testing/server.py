@@ -95,6 +95,7 @@ class ScriptedServer:
         return self.origin
 
     def start(self) -> Self:
+        self._closing.clear()  # a fake started again: its new hangs last until it closes again
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a fixed port, again
         # Answers go out at once: without it, on a kept-alive connection (the SDKs keep theirs)
