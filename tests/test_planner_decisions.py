@@ -222,3 +222,28 @@ def test_a_target_not_seen_on_a_page_with_no_room_to_scroll_is_acted_on_not_scro
     assert result.stop_reason == "done", result.message
     assert [s.decision.tool for s in result.steps[:-1]] == ["click"]  # type: ignore[union-attr]
     assert saved is True
+
+
+def test_a_dismiss_that_did_nothing_is_not_clicked_again(
+    browser: Browser, server: Any, tmp_path: Path
+) -> None:
+    # The model keeps naming "Close" as the dismiss, but its first click did nothing: the
+    # planner remembers it clicked that badge and takes the model's next action instead.
+    def answer(request: DecisionsRequest) -> Any:
+        calm = {"goal_reached": 0.02, "risk": 0, "target_visible": 0.9}
+        if 'button "No thanks"' not in request.legend:  # the promotion is gone
+            return {**calm, "goal_reached": 0.95, "blocked": 0.01}
+        close = request.badge("Close", "button")
+        no_thanks = request.badge("No thanks", "button")
+        return {**calm, "blocked": 0.93, "dismiss": {close: 0.7}, "next_action": no_thanks}
+
+    with FakeDecisionsServer([answer] * 5, api_key=KEY) as fake:
+        planner = DecisionsPlanner.from_env(api_key=KEY, base_url=fake.base_url)
+        agent = Agent(browser, planner, max_steps=4, out=tmp_path / "run")
+        result = agent.run(server.url("decisions-stubborn-banner.html"), goal="see the offers")
+        page = agent.page.playwright  # type: ignore[union-attr]
+        state = page.evaluate("[window.closeClicks, !!document.getElementById('promo')]")
+    assert result.stop_reason == "done", result.message
+    assert state == [1, False]  # Close clicked once, then "No thanks" closed the promotion
+    labels = [s.decision.label or "" for s in result.steps[:-1]]
+    assert 'button "Close"' in labels[0] and 'button "No thanks"' in labels[1]
