@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
-from PIL import Image
+from PIL import Image, ImageChops
 
 from pagesight import Agent, Browser
 from pagesight.demo import OrbitApp
@@ -247,3 +248,59 @@ def test_a_dismiss_that_did_nothing_is_not_clicked_again(
     assert state == [1, False]  # Close clicked once, then "No thanks" closed the promotion
     labels = [s.decision.label or "" for s in result.steps[:-1]]
     assert 'button "Close"' in labels[0] and 'button "No thanks"' in labels[1]
+
+
+def _seat_badge(request: DecisionsRequest, n: int) -> str | None:
+    try:
+        return request.badge(f"Seat {n}", "button")
+    except AssertionError:  # not in this request's legend
+        return None
+
+
+def _legend_badges(request: DecisionsRequest) -> set[str]:
+    return set(re.findall(r"\[(\d+)\]", request.legend))
+
+
+def test_each_group_of_a_split_page_is_shown_with_its_own_badges_only(
+    browser: Browser, server: Any, tmp_path: Path
+) -> None:
+    # A group's screenshot marks only that group's badges (a badge the choice does not offer
+    # would be one the model sees but cannot pick), and its legend names only them.
+    def answer(request: DecisionsRequest) -> Any:
+        options = request.options("next_action")
+        return {"next_action": {options[0]: 0.3}} | (
+            {"goal_reached": 0.02, "risk": 0} if "goal_reached" in request.questions else {}
+        )
+
+    with FakeDecisionsServer([answer] * 3, api_key=KEY) as fake:
+        planner = DecisionsPlanner.from_env(api_key=KEY, base_url=fake.base_url)
+        agent = Agent(browser, planner, max_steps=1, out=tmp_path / "run")
+        agent.run(server.url("decisions-many-marks.html"), goal="pick seat 280")
+        groups = list(fake.requests)[:2]
+    for request in groups:
+        assert _legend_badges(request) == set(request.options("next_action"))
+    first, second = (Image.open(io.BytesIO(r.png or b"")).convert("RGB") for r in groups)
+    assert first.size == second.size == (1280, 800)
+    changed = ImageChops.difference(first, second).getbbox()
+    assert changed is not None, "both groups' screenshots are the same: each must mark its own"
+
+
+def test_a_dismiss_found_in_one_group_of_a_split_page_reaches_the_final_and_is_clicked(
+    browser: Browser, server: Any, tmp_path: Path
+) -> None:
+    # Group 1 holds the best dismiss (seat 5, say a banner's Close), group 2 the best next
+    # action: the final request must offer both, so the blocked page can be dismissed.
+    def answer(request: DecisionsRequest) -> Any:
+        five, other = _seat_badge(request, 5), _seat_badge(request, 280)
+        if "goal_reached" not in request.questions:  # one group of the split
+            return {"dismiss": five or "none", "next_action": other or _seat_badge(request, 1)}
+        return {"blocked": 0.93, "dismiss": five, "goal_reached": 0.02, "risk": 0}
+
+    with FakeDecisionsServer([answer] * 3, api_key=KEY) as fake:
+        planner = DecisionsPlanner.from_env(api_key=KEY, base_url=fake.base_url)
+        agent = Agent(browser, planner, max_steps=1, out=tmp_path / "run")
+        agent.run(server.url("decisions-many-marks.html"), goal="pick seat 280")
+        picked = agent.page.playwright.evaluate("window.picked")  # type: ignore[union-attr]
+        final = list(fake.requests)[2]
+    assert _seat_badge(final, 5) in final.options("dismiss")
+    assert picked == "Seat 5"
