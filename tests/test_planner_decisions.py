@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +16,12 @@ import pytest
 from PIL import Image, ImageChops
 
 from pagesight import Agent, Browser
+from pagesight.agent.decision import Decision
+from pagesight.agent.state import State
 from pagesight.demo import OrbitApp
 from pagesight.errors import InvalidOption
 from pagesight.planners.decisions import DecisionsPlanner
+from pagesight.planners.decisions.api import MAX_TILES, image_tiles
 from pagesight.testing.decisions import DecisionsRequest, FakeDecisionsServer, estimate
 from pagesight.testing.decisions_demo import ORBIT_GOAL, orbit_answers
 
@@ -304,3 +308,44 @@ def test_a_dismiss_found_in_one_group_of_a_split_page_reaches_the_final_and_is_c
         final = list(fake.requests)[2]
     assert _seat_badge(final, 5) in final.options("dismiss")
     assert picked == "Seat 5"
+
+
+class _HighDpiScreen:
+    """The planner on a devicePixelRatio-2 screen: every screenshot it takes is 2560x1600
+    (the real one, scaled up), as a high-DPI display gives it."""
+
+    def __init__(self, planner: DecisionsPlanner) -> None:
+        self.planner = planner
+
+    async def decide(self, state: State) -> Decision:
+        shoot = state.shoot
+        assert shoot is not None
+
+        async def doubled(marks: bool, only: frozenset[int] | None) -> bytes:
+            image = Image.open(io.BytesIO(await shoot(marks, only)))
+            out = io.BytesIO()
+            image.resize((image.width * 2, image.height * 2)).save(out, format="PNG")
+            return out.getvalue()
+
+        return await self.planner.decide(replace(state, shoot=doubled))
+
+
+def test_a_high_dpi_screenshot_is_scaled_down_to_the_tiles_the_api_reads(
+    browser: Browser, server: Any, tmp_path: Path
+) -> None:
+    # 2560x1600 is 4,000 tiles; the API reads at most 2,048 (the fake refuses more, as the
+    # real API stalls): the planner sends it scaled down, its shape kept.
+    def answer(request: DecisionsRequest) -> Any:
+        if 'button "Save preferences"' in request.texts[1]:  # the last action saved
+            return {"goal_reached": 0.95, "risk": 0}
+        save = request.badge("Save preferences", "button")
+        return {"goal_reached": 0.02, "risk": 0, "next_action": save}
+
+    with FakeDecisionsServer([answer] * 3, api_key=KEY) as fake:
+        planner = DecisionsPlanner.from_env(api_key=KEY, base_url=fake.base_url)
+        agent = Agent(browser, _HighDpiScreen(planner), max_steps=3, out=tmp_path / "run")
+        result = agent.run(server.url("decisions-short.html"), goal="save the preferences")
+        sizes = [Image.open(io.BytesIO(r.png or b"")).size for r in fake.requests]
+    assert result.stop_reason == "done", result.message
+    assert sizes and all(image_tiles(w, h) <= MAX_TILES for w, h in sizes)
+    assert all(abs(w / h - 1.6) < 0.02 for w, h in sizes)  # scaled, not cropped
