@@ -349,3 +349,27 @@ def test_a_high_dpi_screenshot_is_scaled_down_to_the_tiles_the_api_reads(
     assert result.stop_reason == "done", result.message
     assert sizes and all(image_tiles(w, h) <= MAX_TILES for w, h in sizes)
     assert all(abs(w / h - 1.6) < 0.02 for w, h in sizes)  # scaled, not cropped
+
+
+def test_a_field_showing_a_secret_is_blacked_out_in_the_screenshot_the_api_gets(
+    browser: Browser, server: Any, tmp_path: Path
+) -> None:
+    def answer(request: DecisionsRequest) -> Any:
+        return {"blocked": 0.93, "dismiss": request.badge("Accept all", "button"), "risk": 0}
+
+    with FakeDecisionsServer([answer], api_key=KEY) as fake:
+        planner = DecisionsPlanner.from_env(api_key=KEY, base_url=fake.base_url)
+        agent = Agent(
+            browser, planner, max_steps=1, out=tmp_path / "run", secrets={"TOKEN": "s3cr3t-value"}
+        )
+        agent.run(server.url("decisions-banner.html"), goal="subscribe")
+        page = agent.page.playwright  # type: ignore[union-attr]
+        x, y, w, h = page.evaluate(
+            "(() => { const r = document.getElementById('token').getBoundingClientRect();"
+            " return [r.x, r.y, r.width, r.height]; })()"
+        )
+        shot = Image.open(io.BytesIO(fake.requests[0].png or b"")).convert("RGB")
+    # The field's middle (clear of the mark's outline and badge at its edges), where the
+    # value's text is drawn: every pixel black.
+    middle = shot.crop((int(x + w / 4), int(y + h / 4), int(x + 3 * w / 4), int(y + 3 * h / 4)))
+    assert middle.getextrema() == ((0, 0), (0, 0), (0, 0))
