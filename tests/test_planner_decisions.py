@@ -373,3 +373,31 @@ def test_a_field_showing_a_secret_is_blacked_out_in_the_screenshot_the_api_gets(
     # value's text is drawn: every pixel black.
     middle = shot.crop((int(x + w / 4), int(y + h / 4), int(x + 3 * w / 4), int(y + 3 * h / 4)))
     assert middle.getextrema() == ((0, 0), (0, 0), (0, 0))
+
+
+@pytest.mark.parametrize(
+    ("seats", "requests"),
+    [
+        (254, [(254, 255)]),  # 254 badges and "none": a choice's 255 options, one request
+        (255, [(254, 255), (1, 2), (2, 3)]),  # one too many: two groups, then the final
+    ],
+)
+def test_a_page_is_split_exactly_when_its_badges_and_none_exceed_255_options(
+    browser: Browser, server: Any, tmp_path: Path, seats: int, requests: list[tuple[int, int]]
+) -> None:
+    def answer(request: DecisionsRequest) -> Any:
+        last = _seat_badge(request, seats)
+        pick = {"next_action": last or request.options("next_action")[0]}
+        if "goal_reached" not in request.questions:  # one group of the split
+            return pick
+        return {**pick, "goal_reached": 0.02, "risk": 0}
+
+    with FakeDecisionsServer([answer] * 3, api_key=KEY) as fake:
+        planner = DecisionsPlanner.from_env(api_key=KEY, base_url=fake.base_url)
+        agent = Agent(browser, planner, max_steps=1, out=tmp_path / "run")
+        agent.run(server.url(f"decisions-many-marks.html?seats={seats}"), goal="pick the last")
+        picked = agent.page.playwright.evaluate("window.picked")  # type: ignore[union-attr]
+        sent = list(fake.requests)
+    shapes = [(len(r.options("next_action")), len(r.options("dismiss"))) for r in sent]
+    assert shapes == requests
+    assert picked == f"Seat {seats}"  # the last seat was offered and clicked
