@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
-from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterable, Sequence
+from collections.abc import Collection, Coroutine, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -16,13 +15,11 @@ from playwright.async_api import Page as PlaywrightPage
 
 from pagesight.act import gestures, looks
 from pagesight.act.batch import BatchResult, parse_steps, run_batch
-from pagesight.act.effect import Effect, NewTab, Seen, classify
+from pagesight.act.effect import Effect
 from pagesight.act.events import (
     DOWNLOAD_TIMEOUT_S,
     DialogPolicy,
-    Mark,
     PageEvents,
-    save_downloads,
 )
 from pagesight.act.perform import (
     POINTER_ACTIONS,
@@ -37,10 +34,11 @@ from pagesight.act.perform import (
 )
 from pagesight.act.pointer import look, look_in_place, to_top
 from pagesight.act.resolve import Resolver
-from pagesight.act.settle import document_token, settle
+from pagesight.act.settle import document_token
 from pagesight.browser.cdp import CdpSession, translate
 from pagesight.browser.navigation import goto, normalise_url
 from pagesight.browser.readiness import NetworkWatch, wait_ready
+from pagesight.browser.runner import ActionRunner, guarded
 from pagesight.errors import (
     ActionError,
     BrowserClosed,
@@ -67,7 +65,6 @@ from pagesight.observe.observation import (
     check_times,
 )
 from pagesight.observe.tree import build
-from pagesight.vision.diff import diff_screens, inside
 from pagesight.vision.screen import VISION_ACTIONS, Capture, Screen, VisionTarget
 
 if TYPE_CHECKING:
@@ -96,6 +93,17 @@ class AsyncPage:
         self._events.attach(page)
         self._resolver = Resolver(page, browser.ids)
         self._screen = Screen(page, browser.ids, self._session)
+        self._runner = ActionRunner(
+            browser=browser,
+            page=page,
+            network=self._network,
+            events=self._events,
+            screen=self._screen,
+            walk=self._walk,
+            ready=self._ready,
+            target_id=self._target_id,
+            context_id=self._context_id,
+        )
         self._dom_empty = 0  # DOM observations in a row with nothing to act on by name
         self._dom_empty_doc: str | None = None  # ... of this document
         self._crashed = False
@@ -468,7 +476,7 @@ class AsyncPage:
         async def load() -> None:
             await goto(self._page, target, wait_until="commit", timeout=timeout)
 
-        work = self._run("navigate", None, load, wait=0.0, timeout=wait)
+        work = self._runner.run("navigate", None, load, wait=0.0, timeout=wait)
         return await self._guarded(work, wait + timeout + _SLACK_S)
 
     async def back(self, *, wait: float = 5.0, timeout: float = 30.0) -> Effect:
@@ -479,7 +487,7 @@ class AsyncPage:
             with translate("going back"):
                 await self._page.go_back(wait_until="commit", timeout=timeout * 1000)
 
-        work = self._run("back", None, go_back, wait=0.0, timeout=wait)
+        work = self._runner.run("back", None, go_back, wait=0.0, timeout=wait)
         return await self._guarded(work, wait + timeout + _SLACK_S)
 
     async def batch(self, steps: Iterable[Sequence[Any]]) -> BatchResult:
@@ -521,7 +529,7 @@ class AsyncPage:
                         element_id=None,
                     )
 
-            return await self._run(action, None, keys_or_scroll, timeout=timeout)
+            return await self._runner.run(action, None, keys_or_scroll, timeout=timeout)
         handle = await self._resolver.element(element_id)
         # A drag's drop target is resolved (and checked, below) like the element itself.
         drop = await self._resolver.element(args.to) if args.to is not None else None
@@ -609,7 +617,7 @@ class AsyncPage:
                 return ()
             return await looks.changed(handle, describe(element_id, element))
 
-        return await self._run(
+        return await self._runner.run(
             action,
             element_id,
             do,
@@ -664,151 +672,20 @@ class AsyncPage:
             return None
 
         middle = action == "click" and args.button == "middle"
-        return await self._run(
+        return await self._runner.run(
             action, element_id, do, timeout=timeout, screen=True, unowned_tabs=middle
-        )
-
-    async def _run(
-        self,
-        action: str,
-        element_id: int | None,
-        do: Callable[[], Awaitable[Performed | None]],
-        *,
-        wait: float = 0.0,
-        timeout: float,
-        check: Callable[[Observation], None] | None = None,
-        screen: bool = False,
-        restyled: Callable[[], Awaitable[tuple[str, ...]]] | None = None,
-        unowned_tabs: bool = False,
-    ) -> Effect:
-        """Observe, do, settle, observe again, and name the difference: the one way every
-        action (and navigate, back) is run and reported. With ``screen``, screenshots before
-        and after say what changed on screen too; ``restyled`` says which elements near the
-        one acted on look different after it. With ``unowned_tabs`` (a middle click), tabs
-        opened meanwhile without an opener count as this tab's: a link opened in a new tab
-        has none."""
-        started = time.monotonic()
-        if wait:
-            await self._ready(wait, once_per_document=True, answer_within=timeout)
-        before, doc_before, invalid_before = await self._walk()
-        if check is not None:
-            check(before)
-        shot = await self._screen.shot() if screen else None
-        with translate("claiming the download folder"):
-            await self._browser.artifacts.claim()  # another client may have moved it
-        mark = self._events.mark()
-        url_before = self._page.url
-        target_id = await self._target_id()
-        context_id = await self._context_id() if unowned_tabs else None
-        opened = self._browser.openings.by(target_id, context_id)
-        since = time.monotonic()
-        with self._events.tabs_without_opener(self._page, catch=context_id is not None):
-            done = await do() or Performed()
-            settled = await settle(
-                self._page,
-                self._network,
-                since=since,
-                done=time.monotonic(),
-                document=doc_before,
-                timeout=timeout,
-            )
-            tabs = self._browser.openings.by(target_id, context_id) - opened
-            seen = await self._seen(mark, done.scrolled, tabs=tabs, deadline=since + timeout)
-        moved = await done.moved() if done.moved is not None else None
-        seen = replace(seen, files=done.files, moved=moved, errors=done.errors)
-        if restyled is not None:
-            seen = replace(seen, restyled=await restyled())
-        now, moving = await self._screen.settled_shot() if shot is not None else (None, None)
-        if shot is not None and now is not None:
-            change = await asyncio.to_thread(diff_screens, shot.png, now.png, scale=now.scale)
-            if change is not None and moving is not None and inside(change, moving):
-                change = None  # only what animates on its own (a spinner) changed
-            seen = replace(seen, screen=change)
-        after, doc_after, invalid_after = await self._walk()
-        # Only what may submit a form: a page checking its form as the person types
-        # (checkValidity on input) fires invalid events too, with nothing stopped.
-        submits = action in ("click", "press_key", "input_submit")
-        if submits and doc_after == doc_before and invalid_after > invalid_before:
-            seen = replace(seen, validation_stopped=True)
-        changes = passes.diff(
-            before.elements, after.elements, same_document=doc_after == doc_before
-        )
-        after = replace(after, ready=settled.ready and after.ready, changes=changes)
-        effect = classify(
-            action=action,
-            element_id=element_id,
-            before=before,
-            after=after,
-            changes=changes,
-            seen=seen,
-            url_before=url_before,
-            ready=settled.ready,
-            elapsed=time.monotonic() - started,
-        )
-        if now is None:
-            return effect
-        # Acted on what was read off the screen: the page after it is read the same way.
-        seen_after = await self._screen.observe(
-            url=after.url,
-            title=after.title,
-            ready=settled.ready,
-            document=doc_after,
-            ocr=self._browser.ocr,
-            captioner=self._browser.vision_model,
-            shot=now,
-        )
-        return replace(effect, observation=seen_after)
-
-    async def _seen(
-        self, mark: Mark, scrolled: tuple[int, int] | None, *, tabs: int, deadline: float
-    ) -> Seen:
-        """The dialogs, downloads and the ``tabs`` new tabs that arrived since ``mark``."""
-        events = self._events
-        while len(events.popups) - mark.popups < tabs and time.monotonic() < deadline:
-            await asyncio.sleep(0.025)  # Playwright announces a tab once its page commits
-        timeout = max(deadline - time.monotonic(), 0.1)
-        downloads = await save_downloads(
-            events.downloads[mark.downloads :], self._browser.downloads
-        )
-        new_tabs = []
-        for popup in events.popups[mark.popups :]:
-            # A new tab's first document commits a moment after the tab appears.
-            with contextlib.suppress(PlaywrightError):
-                await popup.wait_for_load_state("domcontentloaded", timeout=timeout * 1000)
-            await self._browser.fit(popup)  # its page has the viewport before it is handed out
-            new_tabs.append(NewTab(id=self._browser.wrap(popup).id, url=popup.url))
-        return Seen(
-            new_tabs=tuple(new_tabs),
-            downloads=downloads,
-            dialogs=tuple(events.dialogs[mark.dialogs :]),
-            scrolled=scrolled,
         )
 
     async def _guarded(self, work: Coroutine[Any, Any, T], timeout: float) -> T:
         """Run ``work`` on the page, but never longer than ``timeout`` seconds nor past a
-        crash: a renderer that crashes or hangs never answers, so the crash event or the
-        timeout ends the wait."""
-        task = asyncio.ensure_future(work)
-        # If we stop waiting (timeout, crash, or our caller is cancelled), the task's own
-        # ending is of no interest: take its outcome so asyncio does not report it.
-        task.add_done_callback(lambda t: t.cancelled() or t.exception())
-        gone = asyncio.ensure_future(self._gone.wait())
+        crash (see :func:`~pagesight.browser.runner.guarded`)."""
         try:
-            await asyncio.wait({task, gone}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            gone.cancel()
-            finished = task.done()
-            if not finished:
-                task.cancel()
-        if finished:
-            return task.result()
-        failure = self._gone_error()
-        if failure is not None:
-            raise failure
-        self._unresponsive = True
-        raise PageUnresponsive(
-            f"{self.url} did not answer within {timeout:g} s; a script may be keeping it busy"
-        )
+            return await guarded(
+                work, timeout, gone=self._gone, failure=self._gone_error, url=self.url
+            )
+        except PageUnresponsive:
+            self._unresponsive = True  # its renderer may never answer a detach either
+            raise
 
     def _gone_error(self) -> BrowserClosed | PageCrashed | None:
         """What to raise for a tab that is no more (crashed, closed, or its browser closed)."""
