@@ -13,8 +13,9 @@ from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
-from pagesight.act import gestures, looks
+from pagesight.act import looks
 from pagesight.act.batch import BatchResult, parse_steps, run_batch
+from pagesight.act.coordinates import check_point_action
 from pagesight.act.effect import Effect
 from pagesight.act.events import (
     DOWNLOAD_TIMEOUT_S,
@@ -34,7 +35,6 @@ from pagesight.act.perform import (
 )
 from pagesight.act.pointer import look, look_in_place, to_top
 from pagesight.act.resolve import Resolver
-from pagesight.act.settle import document_token
 from pagesight.browser.cdp import CdpSession, translate
 from pagesight.browser.navigation import goto, normalise_url
 from pagesight.browser.readiness import NetworkWatch, wait_ready
@@ -65,7 +65,7 @@ from pagesight.observe.observation import (
     check_times,
 )
 from pagesight.observe.tree import build
-from pagesight.vision.screen import VISION_ACTIONS, Capture, Screen, VisionTarget
+from pagesight.vision.screen import Capture, Screen
 
 if TYPE_CHECKING:
     from pagesight.browser.browser import AsyncBrowser
@@ -106,6 +106,7 @@ class AsyncPage:
         )
         self._dom_empty = 0  # DOM observations in a row with nothing to act on by name
         self._dom_empty_doc: str | None = None  # ... of this document
+        self._on_screen = False  # the page was last read off the screen (a vision reading)
         self._crashed = False
         self._gone = asyncio.Event()  # set when the renderer crashes or the page closes
         self._unresponsive = False  # a walk timed out: its renderer may never answer again
@@ -136,6 +137,17 @@ class AsyncPage:
         if not isinstance(policy, DialogPolicy):
             raise InvalidOption("dialogs", f"dialogs takes a DialogPolicy, not {policy!r}")
         self._dialogs = policy
+
+    async def answer_next_dialog(self, *, accept: bool, prompt_text: str | None = None) -> None:
+        """Answer the next JavaScript dialog of this tab so (``accept``; an accepted
+        ``prompt()`` returns ``prompt_text``, by default the policy's), once: the dialogs
+        after it are answered by :attr:`dialogs` again. Dialogs are answered the moment they
+        open, so call this before the action that opens one."""
+        if not isinstance(accept, bool):
+            raise InvalidOption("accept", f"accept must be True or False, not {accept!r}")
+        if prompt_text is not None and not isinstance(prompt_text, str):
+            raise InvalidOption("prompt_text", f"prompt_text must be a str, not {prompt_text!r}")
+        self._events.next_answer = (accept, prompt_text)
 
     @property
     def playwright(self) -> PlaywrightPage:
@@ -238,6 +250,7 @@ class AsyncPage:
             obs = replace(obs, changes=changes)
         if max_tokens is not None:
             obs = fit_tokens(obs, max_tokens)
+        self._on_screen = obs.mode == "vision"
         return obs
 
     async def _read(
@@ -467,6 +480,47 @@ class AsyncPage:
         # A download started by the action is waited for too (see save_downloads).
         return await self._guarded(work, wait + 2 * timeout + _SLACK_S + DOWNLOAD_TIMEOUT_S)
 
+    async def act_at(
+        self,
+        action: str,
+        x: float,
+        y: float,
+        *,
+        to: Sequence[float] | None = None,
+        count: int = 1,
+        button: str = "left",
+        wait: float = 5.0,
+        timeout: float = 10.0,
+    ) -> Effect:
+        """Act at a point of the viewport, not on an element: ``click`` (``count``,
+        ``button``), ``hover``, or ``drag`` (pressed at ``x, y``, released at ``to=(x, y)``),
+        for what a screenshot shows but the DOM does not name (a canvas, a chart).
+
+        Points are CSS pixels from the viewport's top left corner, as element bounds are (a
+        screenshot at a ``devicePixelRatio`` of 2 has twice as many pixels: divide by it). A
+        point outside the viewport raises :class:`~pagesight.errors.InvalidOption` naming its
+        size. The action waits for readiness and settles like :meth:`act`, and the
+        :class:`Effect` says what changed; its ``element_id`` is the element of the
+        observation whose box holds the point (the smallest), ``None`` over none. On a page
+        last read off the screen (``obs.mode == "vision"``), the Effect also says what changed
+        on screen (``screen_change``) and its observation is read off the screen again.
+        """
+        kind, point, end, args = check_point_action(
+            action, (x, y), tuple(to) if to is not None else None, count=count, button=button
+        )
+        check_times(wait=wait, timeout=timeout)
+
+        # On a page read off the screen (a canvas app), what changed on screen is what tells:
+        # screenshots before and after, and the page after read off the screen again.
+        screen = self._on_screen
+        work = self._runner.run_at(
+            kind, point, end, args, wait=wait, timeout=timeout, screen=screen
+        )
+        allowed = wait + 2 * timeout + _SLACK_S + DOWNLOAD_TIMEOUT_S + (_OCR_S if screen else 0)
+        effect = await self._guarded(work, allowed)
+        self._on_screen = effect.observation.mode == "vision"
+        return effect
+
     async def navigate(self, url: str, *, wait: float = 5.0, timeout: float = 30.0) -> Effect:
         """Load ``url`` (a URL or a local file path) in this tab; the Effect says where it
         landed and whether the new document became ready within ``wait`` seconds."""
@@ -514,7 +568,7 @@ class AsyncPage:
         await self._ready(wait, once_per_document=True, answer_within=timeout)
         spot = self._screen.target(element_id) if element_id is not None else None
         if spot is not None and element_id is not None:
-            return await self._act_on_screen(element_id, spot, action, args, timeout=timeout)
+            return await self._runner.run_on_screen(element_id, spot, action, args, timeout=timeout)
         if element_id is None:
 
             async def keys_or_scroll() -> Performed:
@@ -625,55 +679,6 @@ class AsyncPage:
             check=refuse,
             restyled=restyled,
             unowned_tabs=action == "click" and args.button == "middle",
-        )
-
-    async def _act_on_screen(
-        self, element_id: int, spot: VisionTarget, action: str, args: Args, *, timeout: float
-    ) -> Effect:
-        """An action on something read off the screenshot: trusted input at the centre of its
-        box; the Effect adds what changed on screen to what the DOM side saw."""
-        if action not in VISION_ACTIONS:
-            raise ActionError(
-                "unsupported_action",
-                f"[{element_id}] was read off the screen; it takes {', '.join(VISION_ACTIONS)}",
-                element_id=element_id,
-                actions=VISION_ACTIONS,
-            )
-        if spot.document is not None and await document_token(self._page) != spot.document:
-            raise StaleElement(
-                f"[{element_id}] was read off an earlier page; observe again",
-                element_id=element_id,
-            )
-        if action == "scroll" and args.direction is None:
-            raise InvalidOption(
-                "direction",
-                f"[{element_id}] was read off the screen, which is already in view: give "
-                "direction= (up, down, left, right) to scroll what is under it",
-            )
-        x, y = spot.centre(await self._screen.scroll())  # the page may have scrolled since
-        keyboard = self._page.keyboard
-
-        async def do() -> Performed | None:
-            if action == "scroll" and args.direction is not None:
-                moved = await self._screen.scroll_at((x, y), args.direction, args.pixels)
-                return Performed(scrolled=moved)
-            with translate(action):
-                if action == "hover":
-                    await self._page.mouse.move(x, y)
-                    return None
-                if action == "click":
-                    await gestures.click(self._page.mouse, x, y, args)
-                    return None
-                await self._page.mouse.click(x, y)  # input and keys go where a click puts focus
-                if action in ("input", "input_submit") and args.text is not None:
-                    await keyboard.type(args.text)  # key by key: a canvas app listens for keys
-                if action == "press_key" and args.key is not None:
-                    await keyboard.press(args.key)
-            return None
-
-        middle = action == "click" and args.button == "middle"
-        return await self._runner.run(
-            action, element_id, do, timeout=timeout, screen=True, unowned_tabs=middle
         )
 
     async def _guarded(self, work: Coroutine[Any, Any, T], timeout: float) -> T:

@@ -3,7 +3,8 @@
 Observe, do, settle, observe again, and name the difference (:class:`ActionRunner`); and the
 guard every look at the page goes through, so that a crashed or hung renderer ends the wait
 (:func:`guarded`). The tab (:mod:`pagesight.browser.page`) owns one runner and hands it the
-action to do; the runner knows nothing of elements or of how the action is performed.
+action on an element to do; the actions that need no element of the DOM, at a point of the
+viewport or on something read off the screenshot, the runner performs itself.
 """
 
 from __future__ import annotations
@@ -18,17 +19,32 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
+from pagesight.act import gestures
+from pagesight.act.coordinates import (
+    Point,
+    PointAction,
+    check_inside,
+    element_at,
+    perform_at,
+    viewport_of,
+)
 from pagesight.act.effect import Effect, NewTab, Seen, classify
 from pagesight.act.events import Mark, PageEvents, save_downloads
-from pagesight.act.perform import Performed
-from pagesight.act.settle import settle
+from pagesight.act.perform import Args, Performed
+from pagesight.act.settle import document_token, settle
 from pagesight.browser.cdp import translate
 from pagesight.browser.readiness import NetworkWatch
-from pagesight.errors import PagesightError, PageUnresponsive
+from pagesight.errors import (
+    ActionError,
+    InvalidOption,
+    PagesightError,
+    PageUnresponsive,
+    StaleElement,
+)
 from pagesight.observe import passes
 from pagesight.observe.observation import Observation
 from pagesight.vision.diff import diff_screens, inside
-from pagesight.vision.screen import Screen
+from pagesight.vision.screen import VISION_ACTIONS, Screen, VisionTarget
 
 if TYPE_CHECKING:
     from pagesight.browser.browser import AsyncBrowser
@@ -101,6 +117,84 @@ class ActionRunner:
         self._target_id = target_id
         self._context_id = context_id
 
+    async def run_at(
+        self,
+        action: PointAction,
+        point: Point,
+        to: Point | None,
+        args: Args,
+        *,
+        wait: float,
+        timeout: float,
+        screen: bool = False,
+    ) -> Effect:
+        """An action at a point of the viewport (see :mod:`pagesight.act.coordinates`), once
+        the page is ready and the point is known to be in view; ``screen`` as for :meth:`run`."""
+        await self._ready(wait, once_per_document=True, answer_within=timeout)
+        with translate("reading the viewport"):
+            viewport = await viewport_of(self._page)
+        check_inside("x, y", point, viewport)
+        if to is not None:
+            check_inside("to", to, viewport)
+
+        async def do() -> Performed:
+            with translate(action):
+                return await perform_at(self._page, action, point, to, args)
+
+        middle = action == "click" and args.button == "middle"
+        return await self.run(
+            action, None, do, timeout=timeout, screen=screen, unowned_tabs=middle, at=point
+        )
+
+    async def run_on_screen(
+        self, element_id: int, spot: VisionTarget, action: str, args: Args, *, timeout: float
+    ) -> Effect:
+        """An action on something read off the screenshot: trusted input at the centre of its
+        box; the Effect adds what changed on screen to what the DOM side saw."""
+        if action not in VISION_ACTIONS:
+            raise ActionError(
+                "unsupported_action",
+                f"[{element_id}] was read off the screen; it takes {', '.join(VISION_ACTIONS)}",
+                element_id=element_id,
+                actions=VISION_ACTIONS,
+            )
+        if spot.document is not None and await document_token(self._page) != spot.document:
+            raise StaleElement(
+                f"[{element_id}] was read off an earlier page; observe again",
+                element_id=element_id,
+            )
+        if action == "scroll" and args.direction is None:
+            raise InvalidOption(
+                "direction",
+                f"[{element_id}] was read off the screen, which is already in view: give "
+                "direction= (up, down, left, right) to scroll what is under it",
+            )
+        x, y = spot.centre(await self._screen.scroll())  # the page may have scrolled since
+        keyboard = self._page.keyboard
+
+        async def do() -> Performed | None:
+            if action == "scroll" and args.direction is not None:
+                moved = await self._screen.scroll_at((x, y), args.direction, args.pixels)
+                return Performed(scrolled=moved)
+            with translate(action):
+                if action == "hover":
+                    await self._page.mouse.move(x, y)
+                    return None
+                if action == "click":
+                    await gestures.click(self._page.mouse, x, y, args)
+                    return None
+                await self._page.mouse.click(x, y)  # input and keys go where a click puts focus
+                if action in ("input", "input_submit") and args.text is not None:
+                    await keyboard.type(args.text)  # key by key: a canvas app listens for keys
+                if action == "press_key" and args.key is not None:
+                    await keyboard.press(args.key)
+            return None
+
+        middle = action == "click" and args.button == "middle"
+        return await self.run(
+            action, element_id, do, timeout=timeout, screen=True, unowned_tabs=middle
+        )
+
     async def run(
         self,
         action: str,
@@ -113,17 +207,20 @@ class ActionRunner:
         screen: bool = False,
         restyled: Callable[[], Awaitable[tuple[str, ...]]] | None = None,
         unowned_tabs: bool = False,
+        at: Point | None = None,
     ) -> Effect:
         """Observe, do, settle, observe again, and name the difference: the one way every
         action (and navigate, back) is run and reported. With ``screen``, screenshots before
         and after say what changed on screen too; ``restyled`` says which elements near the
         one acted on look different after it. With ``unowned_tabs`` (a middle click), tabs
         opened meanwhile without an opener count as this tab's: a link opened in a new tab
-        has none."""
+        has none. With ``at`` (an action at a point), the element there is the one acted on."""
         started = time.monotonic()
         if wait:
             await self._ready(wait, once_per_document=True, answer_within=timeout)
         before, doc_before, invalid_before = await self._walk()
+        if at is not None:
+            element_id = element_at(before, at)
         if check is not None:
             check(before)
         shot = await self._screen.shot() if screen else None
