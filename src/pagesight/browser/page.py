@@ -39,7 +39,7 @@ from pagesight.act.pointer import look, look_in_place, to_top
 from pagesight.act.resolve import Resolver
 from pagesight.act.settle import document_token, settle
 from pagesight.browser.cdp import CdpSession, translate
-from pagesight.browser.navigation import goto, normalise_url
+from pagesight.browser.navigation import normalise_url
 from pagesight.browser.readiness import NetworkWatch, wait_ready
 from pagesight.errors import (
     ActionError,
@@ -464,9 +464,10 @@ class AsyncPage:
         landed and whether the new document became ready within ``wait`` seconds."""
         target = normalise_url(url)
         check_times(wait=wait, timeout=timeout)
+        self._browser.origins.check(target)  # OriginNotAllowed before the page is touched
 
         async def load() -> None:
-            await goto(self._page, target, wait_until="commit", timeout=timeout)
+            await self._browser.goto(self._page, target, wait_until="commit", timeout=timeout)
 
         work = self._run("navigate", None, load, wait=0.0, timeout=wait)
         return await self._guarded(work, wait + timeout + _SLACK_S)
@@ -697,6 +698,7 @@ class AsyncPage:
         with translate("claiming the download folder"):
             await self._browser.artifacts.claim()  # another client may have moved it
         mark = self._events.mark()
+        refusals = self._browser.refusals_mark()
         url_before = self._page.url
         target_id = await self._target_id()
         context_id = await self._context_id() if unowned_tabs else None
@@ -715,7 +717,8 @@ class AsyncPage:
             tabs = self._browser.openings.by(target_id, context_id) - opened
             seen = await self._seen(mark, done.scrolled, tabs=tabs, deadline=since + timeout)
         moved = await done.moved() if done.moved is not None else None
-        seen = replace(seen, files=done.files, moved=moved, errors=done.errors)
+        refused = await self._browser.refused_since(refusals, self, unowned=context_id is not None)
+        seen = replace(seen, files=done.files, moved=moved, errors=done.errors, refused=refused)
         if restyled is not None:
             seen = replace(seen, restyled=await restyled())
         now, moving = await self._screen.settled_shot() if shot is not None else (None, None)
@@ -775,6 +778,8 @@ class AsyncPage:
             # A new tab's first document commits a moment after the tab appears.
             with contextlib.suppress(PlaywrightError):
                 await popup.wait_for_load_state("domcontentloaded", timeout=timeout * 1000)
+            if popup.is_closed():  # gone at once (the origin policy refused it): no tab to use
+                continue
             await self._browser.fit(popup)  # its page has the viewport before it is handed out
             new_tabs.append(NewTab(id=self._browser.wrap(popup).id, url=popup.url))
         return Seen(
