@@ -173,8 +173,9 @@ class AsyncBrowser:
 
         :attr:`pages` then lists the tabs already open there, so a program driving a page
         with its own Playwright can observe that same page. Closing only disconnects. The
-        other options are those of :meth:`launch`; the origin policy applies from now on to
-        every tab of that browser (documents already loaded stay as they are).
+        other options are those of :meth:`launch`; the origin policy applies to every tab of
+        that browser (its other clients' too) while this one is attached, from now on:
+        documents already loaded stay as they are.
         """
         origins = OriginPolicy.of(allowed_origins, allow_file_access)
         parts = urlsplit(cdp_url)
@@ -403,8 +404,9 @@ class AsyncBrowser:
         self, mark: int, page: AsyncPage, *, unowned: bool
     ) -> tuple[Refused, ...]:
         """What the origin policy refused for ``page`` since ``mark``: its own navigations,
-        the tabs it opened, its iframes' documents; with ``unowned`` (a middle click), tabs
-        opened without an opener too."""
+        the tabs it opened, its iframes' documents (those its own frame tree holds: a frame
+        inside an out-of-process iframe is refused all the same, but not reported); with
+        ``unowned`` (a middle click), tabs opened without an opener too."""
         if self._guard is None:
             return ()
         refusals = await self._guard.since(mark)
