@@ -386,15 +386,19 @@ class AsyncBrowser:
         """Load ``url`` in the tab ``pw_page`` (see :func:`~pagesight.browser.navigation.goto`);
         a navigation the origin policy refused on the way (a redirect) raises
         :class:`~pagesight.errors.OriginNotAllowed`."""
-        mark = self.refusals_mark()
+        if self._guard is None:
+            await goto(pw_page, url, wait_until=wait_until, timeout=timeout)
+            return
+        tab = await self.wrap(pw_page)._target_id()  # asked now: the tab may not outlive it
+        mark = self._guard.mark()
         try:
             await goto(pw_page, url, wait_until=wait_until, timeout=timeout)
-        except NavigationError as exc:
-            refused = await self.refused_since(mark, self.wrap(pw_page), unowned=False)
-            navigation = next((r for r in refused if r.kind == "navigation"), None)
-            if navigation is None:
+        except (NavigationError, PageCrashed) as exc:
+            refusals = await self._guard.since(mark)
+            refused = next((r.refused for r in refusals if r.tab == tab), None)
+            if refused is None:
                 raise
-            raise self._origins.refusal(navigation.url) from exc
+            raise self._origins.refusal(refused.url) from exc
 
     def refusals_mark(self) -> int:
         """Where the log of refused documents stands now (for :meth:`refused_since`)."""
