@@ -419,8 +419,10 @@ class AsyncBrowser:
         tab = await page._target_id()
         frames: set[str] = set()
         if any(r.refused.kind == "frame" for r in refusals):
-            tree = await (await page._session()).send("Page.getFrameTree")
-            frames = _frame_ids(tree["frameTree"])
+            # A tab gone meanwhile has no frames to report; the action says it is gone.
+            with contextlib.suppress(PagesightError):
+                tree = await (await page._session()).send("Page.getFrameTree")
+                frames = _frame_ids(tree["frameTree"])
         context = await page._context_id() if unowned else None
         return tuple(
             r.refused
