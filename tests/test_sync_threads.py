@@ -131,6 +131,7 @@ PAGE_CALLS: dict[str, Check] = {
 BROWSER_CALLS: dict[str, Check] = {
     "cdp_url": lambda run: run.browser.cdp_url.startswith("http://127.0.0.1:"),
     "dialogs": lambda run: run.browser.dialogs == DialogPolicy(),
+    "origins": lambda run: run.browser.origins.allowed is None,
     "ocr": lambda run: run.browser.ocr is not None,
     "vision_model": lambda run: run.browser.vision_model is None,
     "downloads": lambda run: run.browser.downloads.is_dir(),
