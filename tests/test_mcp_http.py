@@ -161,6 +161,21 @@ def test_the_browser_killed_mid_session_then_navigate_starts_a_fresh_one(
     assert _chromium_of(http_server.process.pid) != chromium
 
 
+def test_each_http_session_has_a_browser_of_its_own(
+    http_server: HttpServer, server: StaticServer
+) -> None:
+    # The initialize handshake gives each client a session id of its own (Mcp-Session-Id).
+    with (
+        McpClient(http_server.url, legacy=True) as one,
+        McpClient(http_server.url, legacy=True) as two,
+    ):
+        ok(one.call("browser_navigate", {"url": server.url("act-profile.html")}))
+        other = ok(two.call("browser_snapshot"))
+        assert other.startswith('page "" about:blank'), other
+        ok(one.call("browser_close"))
+        ok(two.call("browser_close"))
+
+
 def test_a_request_with_a_foreign_origin_is_refused(http_server: HttpServer) -> None:
     port = http_server.port
     assert http_server.post(origin="http://evil.example").status_code == 403
