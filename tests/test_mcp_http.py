@@ -11,14 +11,17 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
 from starlette.testclient import TestClient
 
-from conftest import StaticServer
-from mcp_support import McpClient, ok, server_env, text
+from conftest import PAGES, StaticServer
+from mcp_support import McpClient, ok, ref, server_env, text
 from pagesight.agent.registry import ToolRegistry
 from pagesight.cli import main
 from pagesight.mcp import TOOLS, BrowserOptions, PagesightMCP
@@ -87,7 +90,9 @@ class HttpServer:
 @pytest.fixture(scope="module")
 def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
     out = tmp_path_factory.mktemp("mcp-http")
-    served = HttpServer("--output-dir", str(out))
+    # Pages of 127.0.0.1 only: the fixture servers and the redirector; `other_origin`
+    # (http://localhost:PORT) is another origin.
+    served = HttpServer("--output-dir", str(out), "--allowed-origins", "http://127.0.0.1:*")
     yield served
     running = _chromium_of(served.process.pid, missing_ok=True)
     served.close()  # SIGTERM: the server closes the browser it launched before it exits
@@ -161,6 +166,78 @@ def test_the_browser_killed_mid_session_then_navigate_starts_a_fresh_one(
     assert _chromium_of(http_server.process.pid) != chromium
 
 
+class _Redirects(BaseHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.send_response(302)
+        self.send_header("Location", parse_qs(urlsplit(self.path).query)["url"][0])
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+@pytest.fixture(scope="module")
+def redirector() -> Iterator[str]:
+    """``http://127.0.0.1:PORT/to?url=``: a 302 to the URL given (an allowed origin)."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Redirects)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/to?url="
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join(timeout=5)
+
+
+def test_a_disallowed_origin_is_a_tool_error_typed_redirected_or_in_a_new_tab(
+    mcp: McpClient, server: StaticServer, other_origin: StaticServer, redirector: str
+) -> None:
+    away = other_origin.url("form.html")
+    refused = f"error (origin_not_allowed): {other_origin.origin}"
+    typed = mcp.call("browser_navigate", {"url": away})
+    assert typed.is_error and text(typed).startswith(refused), text(typed)
+    redirected = mcp.call("browser_navigate", {"url": redirector + away})
+    assert redirected.is_error and text(redirected).startswith(refused), text(redirected)
+    links = server.url(f"origins-links.html?other={other_origin.origin}")
+    page = ok(mcp.call("browser_navigate", {"url": links}))
+    followed = mcp.call("browser_click", {"ref": ref(page, 'link "Partner site"')})
+    assert followed.is_error and text(followed).startswith(refused), text(followed)
+    assert f"refused: navigation to {other_origin.origin}" in text(followed)
+    new_tab = mcp.call("browser_click", {"ref": ref(page, 'link "Partner site in a new tab"')})
+    assert f"new tab to {other_origin.origin}" in text(new_tab), text(new_tab)
+    tabs = ok(mcp.call("browser_tabs", {"action": "list"})).splitlines()[1:]
+    assert len(tabs) == 1 and "origins-links.html" in tabs[0], tabs  # the page stayed, alone
+    local = mcp.call("browser_navigate", {"url": (PAGES / "form.html").as_uri()})
+    assert local.is_error and text(local).startswith("error (origin_not_allowed): ")
+    assert "allow_file_access" in text(local)
+
+
+def _status(mcp: McpClient) -> str:
+    """The last line of the snapshot: act-dialogs.html's status paragraph."""
+    return ok(mcp.call("browser_snapshot")).splitlines()[-1].strip()
+
+
+def test_a_dialog_is_in_the_effect_and_handle_dialog_answers_the_next(
+    mcp: McpClient, server: StaticServer
+) -> None:
+    # Here, not over stdio: there the test's own Playwright is attached to the same Chromium,
+    # and a Playwright client dismisses every dialog it has no listener for, racing ours.
+    page = ok(mcp.call("browser_navigate", {"url": server.url("act-dialogs.html")}))
+    delete = ref(page, 'button "Delete item"')
+    first = ok(mcp.call("browser_click", {"ref": delete}))
+    assert "dialog" in first.splitlines()[0]
+    assert 'dialog confirm "Delete this item?": dismissed' in first
+    assert _status(mcp) == '"cancelled"'
+    told = ok(mcp.call("browser_handle_dialog", {"accept": True}))
+    assert told.startswith("the next dialog of this tab will be accepted")
+    again = ok(mcp.call("browser_click", {"ref": delete}))
+    assert 'dialog confirm "Delete this item?": accepted' in again
+    assert _status(mcp) == '"confirmed"'
+    third = ok(mcp.call("browser_click", {"ref": delete}))  # once: the policy is back
+    assert 'dialog confirm "Delete this item?": dismissed' in third
+
+
 def test_each_http_session_has_a_browser_of_its_own(
     http_server: HttpServer, server: StaticServer
 ) -> None:
@@ -215,8 +292,10 @@ def test_the_checks_stay_on_when_another_host_is_given(tmp_path: Path) -> None:
         (["--port", "70000"], "pagesight: --port: expected a port from 0 to 65535, not 70000"),
         (["--cdp-url", "nowhere"], "pagesight: --cdp-url: expected a DevTools URL"),
         (["--headed", "--cdp-url", "http://127.0.0.1:9"], "pagesight: --headed: shows the"),
-        # A path is no origin (or, before the origin guard is merged: no guard to enforce it).
-        (["--allowed-origins", "https://example.com/admin"], "pagesight: --allowed-origins: "),
+        (
+            ["--allowed-origins", "http://127.0.0.1:*;https://example.com/admin"],
+            "pagesight: --allowed-origins: ",
+        ),
     ],
 )
 def test_bad_options_are_one_line_and_exit_2(

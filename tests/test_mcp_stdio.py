@@ -160,19 +160,6 @@ def test_two_tabs(mcp: McpClient, server: StaticServer) -> None:
     assert f" {tab_id} " not in closed
 
 
-def test_a_dialog_is_reported_in_the_effect(
-    mcp: McpClient, server: StaticServer, browser: Browser
-) -> None:
-    page = _open(mcp, server.url("act-dialogs.html"))
-    answer = ok(mcp.call("browser_click", {"ref": ref(page, 'button "Delete item"')}))
-    assert "dialog" in answer.splitlines()[0]
-    assert 'dialog confirm "Delete this item?": dismissed' in answer
-    status = _tab(browser, "act-dialogs.html").playwright.evaluate(
-        "document.getElementById('status').textContent"
-    )
-    assert status == "cancelled"
-
-
 def test_a_download_lands_in_the_output_dir(
     mcp: McpClient, server: StaticServer, output_dir: Path
 ) -> None:
@@ -203,23 +190,6 @@ def test_browser_close_then_the_next_call_starts_afresh(
     assert not [p for p in browser.pages if "close=1" in p.url]
     again = ok(mcp.call("browser_snapshot"))
     assert again.startswith('page "" about:blank')
-
-
-def test_handle_dialog_then_the_repeated_action_is_accepted(
-    mcp: McpClient, server: StaticServer, browser: Browser
-) -> None:
-    page = _open(mcp, server.url("act-dialogs.html?again=1"))
-    delete = ref(page, 'button "Delete item"')
-    first = ok(mcp.call("browser_click", {"ref": delete}))
-    assert 'dialog confirm "Delete this item?": dismissed' in first
-    told = ok(mcp.call("browser_handle_dialog", {"accept": True}))
-    assert told.startswith("the next dialog of this tab will be accepted")
-    again = ok(mcp.call("browser_click", {"ref": delete}))
-    assert 'dialog confirm "Delete this item?": accepted' in again
-    status = _tab(browser, "act-dialogs.html?again=1").playwright.evaluate(
-        "document.getElementById('status').textContent"
-    )
-    assert status == "confirmed"
 
 
 def test_fill_form_fills_the_orbit_form_in_one_call(mcp: McpClient) -> None:

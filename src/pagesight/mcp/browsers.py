@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,7 +22,8 @@ from playwright.async_api import Error as PlaywrightError
 from pagesight.agent.registry import ToolRegistry
 from pagesight.agent.session import Session
 from pagesight.browser.browser import AsyncBrowser
-from pagesight.errors import InvalidOption, PageCrashed, PagesightError
+from pagesight.errors import PageCrashed, PagesightError
+from pagesight.guard.origins import OriginPolicy
 
 log = logging.getLogger("pagesight.mcp")
 
@@ -41,38 +41,17 @@ class BrowserOptions:
 
     def guard_options(self) -> dict[str, Any]:
         """The origin options for launch / connect: the list (``None``: any origin) and
-        file access, refused unless ``--allow-file-access`` (the issue's boundary: a model
-        is not to read the machine's files unless asked)."""
-        if not guard_supported():  # TODO(issue 13): gone once issue13-origins is merged
-            return {}
+        file access, refused unless ``--allow-file-access`` (a model is not to read the
+        machine's files unless the user says so)."""
         return {
             "allowed_origins": self.allowed_origins,
             "allow_file_access": self.allow_file_access,
         }
 
 
-def guard_supported() -> bool:
-    """Whether this pagesight's browser takes the origin options (the origin guard, built on
-    branch issue13-origins at the same time as this server)."""
-    return "allowed_origins" in inspect.signature(AsyncBrowser.launch).parameters
-
-
 def check_guard_options(options: BrowserOptions) -> None:
-    """The origin options checked before anything starts: InvalidOption naming a bad pattern,
-    or an option given to a pagesight that cannot enforce it (serving without the boundary
-    asked for would be worse than not serving)."""
-    asked = options.allowed_origins is not None or options.allow_file_access
-    if not guard_supported():
-        if asked:
-            option = (
-                "allowed_origins" if options.allowed_origins is not None else "allow_file_access"
-            )
-            raise InvalidOption(
-                option, "this pagesight cannot restrict origins yet (no origin guard in it)"
-            )
-        return
-    from pagesight.guard.origins import OriginPolicy  # type: ignore[import-not-found, unused-ignore]
-
+    """The origin options checked before anything starts: InvalidOption naming a bad
+    pattern (the browser, launched later, would refuse it only at the first call)."""
     OriginPolicy.of(options.allowed_origins, options.allow_file_access)
 
 
