@@ -62,6 +62,13 @@ def test_hosts_are_compared_as_the_browser_writes_them() -> None:
     assert not _allows(["http://127.0.0.1:*"], "wss://127.0.0.1:9000/socket")
 
 
+def test_a_url_too_broken_to_name_its_origin_is_refused_not_raised() -> None:
+    # The browser waits for the answer: an exception would leave the request paused for ever.
+    policy = OriginPolicy.of(["http://127.0.0.1:*"])
+    assert not policy.allows_request("http://[::1/")
+    assert not policy.allows_request("http://127.0.0.1:99999/")
+
+
 @pytest.mark.parametrize(
     "pattern",
     [

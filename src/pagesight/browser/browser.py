@@ -173,8 +173,9 @@ class AsyncBrowser:
 
         :attr:`pages` then lists the tabs already open there, so a program driving a page
         with its own Playwright can observe that same page. Closing only disconnects. The
-        other options are those of :meth:`launch`; the origin policy applies from now on to
-        every tab of that browser (documents already loaded stay as they are).
+        other options are those of :meth:`launch`; the origin policy applies to every tab of
+        that browser (its other clients' too) while this one is attached, from now on:
+        documents already loaded stay as they are.
         """
         origins = OriginPolicy.of(allowed_origins, allow_file_access)
         parts = urlsplit(cdp_url)
@@ -385,15 +386,19 @@ class AsyncBrowser:
         """Load ``url`` in the tab ``pw_page`` (see :func:`~pagesight.browser.navigation.goto`);
         a navigation the origin policy refused on the way (a redirect) raises
         :class:`~pagesight.errors.OriginNotAllowed`."""
-        mark = self.refusals_mark()
+        if self._guard is None:
+            await goto(pw_page, url, wait_until=wait_until, timeout=timeout)
+            return
+        tab = await self.wrap(pw_page)._target_id()  # asked now: the tab may not outlive it
+        mark = self._guard.mark()
         try:
             await goto(pw_page, url, wait_until=wait_until, timeout=timeout)
-        except NavigationError as exc:
-            refused = await self.refused_since(mark, self.wrap(pw_page), unowned=False)
-            navigation = next((r for r in refused if r.kind == "navigation"), None)
-            if navigation is None:
+        except (NavigationError, PageCrashed) as exc:
+            refusals = await self._guard.since(mark)
+            refused = next((r.refused for r in refusals if r.tab == tab), None)
+            if refused is None:
                 raise
-            raise self._origins.refusal(navigation.url) from exc
+            raise self._origins.refusal(refused.url) from exc
 
     def refusals_mark(self) -> int:
         """Where the log of refused documents stands now (for :meth:`refused_since`)."""
@@ -403,8 +408,9 @@ class AsyncBrowser:
         self, mark: int, page: AsyncPage, *, unowned: bool
     ) -> tuple[Refused, ...]:
         """What the origin policy refused for ``page`` since ``mark``: its own navigations,
-        the tabs it opened, its iframes' documents; with ``unowned`` (a middle click), tabs
-        opened without an opener too."""
+        the tabs it opened, its iframes' documents (those its own frame tree holds: a frame
+        inside an out-of-process iframe is refused all the same, but not reported); with
+        ``unowned`` (a middle click), tabs opened without an opener too."""
         if self._guard is None:
             return ()
         refusals = await self._guard.since(mark)

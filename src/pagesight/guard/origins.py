@@ -169,21 +169,22 @@ class OriginPolicy:
         """Whether a network request to ``url`` (http, https, ws, wss) may go out."""
         if self.allowed is None:
             return True
-        parts = urlsplit(url)
+        try:
+            parts = urlsplit(url)
+            port = parts.port or _DEFAULT_PORTS.get(parts.scheme.lower(), 0)
+        except ValueError:  # a bad IPv6 host, a port out of range: nothing listed matches
+            return False
         scheme = parts.scheme.lower()
         host = (parts.hostname or "").lower()
-        try:
-            port = parts.port or _DEFAULT_PORTS.get(scheme, 0)
-        except ValueError:  # a port out of range: nothing could be listed for it
-            return False
         scheme = _WEB_SCHEMES.get(scheme, scheme)
         if scheme not in ("http", "https") or not host:
             return False
         return any(p.matches(scheme, host, port) for p in self.allowed)
 
     def allows_request(self, url: str) -> bool:
-        """Whether the browser may load ``url`` for a page (a link, a redirect, an iframe)."""
-        scheme = urlsplit(url).scheme.lower()
+        """Whether the browser may load ``url`` for a page (a link, a redirect, an iframe);
+        never raises (the browser waits on the answer)."""
+        scheme = url.split(":", 1)[0].lower() if ":" in url else ""
         if scheme in _DEFAULT_PORTS:
             return self.allows_origin(url)
         if scheme == "file":
