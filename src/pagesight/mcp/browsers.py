@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,10 +64,6 @@ class BrowserHolder:
         self._browser: AsyncBrowser | None = None
         self._session: Session | None = None
         self.lock = asyncio.Lock()
-
-    @property
-    def session(self) -> Session | None:
-        return self._session
 
     def gone(self) -> PagesightError | None:
         """Why the browser cannot be used any more (crashed, killed, its window closed),
@@ -149,9 +144,6 @@ class Holders:
         if holder is None:
             holder = self._holders[key] = BrowserHolder(self._registry, self._options)
         return holder
-
-    def keys(self) -> Sequence[str | None]:
-        return tuple(self._holders)
 
     async def close(self) -> None:
         for holder in list(self._holders.values()):
