@@ -1,0 +1,151 @@
+"""The browser an MCP connection drives: launched on the first call that needs it, attached
+instead with ``--cdp-url``, and started afresh by ``browser_navigate`` once it went away.
+
+Launching lazily (not when the server starts) because an MCP client starts its servers with
+the client and lists their tools long before (if ever) one is used: an idle server costs no
+Chromium, and a browser that cannot start is a tool error the model reads, not a server that
+fails to come up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+
+from pagesight.agent.registry import ToolRegistry
+from pagesight.agent.session import Session
+from pagesight.browser.browser import AsyncBrowser
+from pagesight.errors import PageCrashed, PagesightError
+from pagesight.guard.origins import OriginPolicy
+
+log = logging.getLogger("pagesight.mcp")
+
+
+@dataclass(frozen=True, kw_only=True)
+class BrowserOptions:
+    """How the server's browsers are started (the command line's options)."""
+
+    output_dir: Path
+    """Downloads and named screenshots are saved here, and only here."""
+    headed: bool = False
+    cdp_url: str | None = None
+    allowed_origins: tuple[str, ...] | None = None
+    allow_file_access: bool = False
+
+    def guard_options(self) -> dict[str, Any]:
+        """The origin options for launch / connect: the list (``None``: any origin) and
+        file access, refused unless ``--allow-file-access`` (a model is not to read the
+        machine's files unless the user says so)."""
+        return {
+            "allowed_origins": self.allowed_origins,
+            "allow_file_access": self.allow_file_access,
+        }
+
+
+def check_guard_options(options: BrowserOptions) -> None:
+    """The origin options checked before anything starts: InvalidOption naming a bad
+    pattern (the browser, launched later, would refuse it only at the first call)."""
+    OriginPolicy.of(options.allowed_origins, options.allow_file_access)
+
+
+class BrowserHolder:
+    """One connection's browser and :class:`Session`, made on demand; calls are serialised
+    (a model's calls on one page run one after another, as a person's would)."""
+
+    def __init__(self, registry: ToolRegistry, options: BrowserOptions) -> None:
+        self._registry = registry
+        self._options = options
+        self._browser: AsyncBrowser | None = None
+        self._session: Session | None = None
+        self.lock = asyncio.Lock()
+
+    def gone(self) -> PagesightError | None:
+        """Why the browser cannot be used any more (crashed, killed, its window closed),
+        or ``None`` while it works (or none was started)."""
+        return self._browser.gone_error() if self._browser is not None else None
+
+    async def lost(self) -> PagesightError | None:
+        """:meth:`gone`, asking the browser when it has not said so yet: a killed Chromium's
+        tabs may report their close before the browser reports its disconnection, and a
+        call failing in between must still say the browser is gone."""
+        gone = self.gone()
+        if gone is not None or self._browser is None:
+            return gone
+        try:
+            probe = await asyncio.wait_for(self._browser.playwright.new_browser_cdp_session(), 10)
+            await probe.detach()
+        except (PlaywrightError, TimeoutError) as exc:  # a bare round trip failed: no browser
+            log.info("the browser does not answer: %s", exc)
+            return PageCrashed(
+                "the browser went away (it does not answer: its process ended or the "
+                "DevTools connection dropped)"
+            )
+        return None
+
+    async def open(self) -> Session:
+        """The session, launching (or attaching) a browser when there is none."""
+        if self._session is not None:
+            return self._session
+        options = self._options
+        downloads = options.output_dir
+        if options.cdp_url is not None:
+            browser = await AsyncBrowser.connect(
+                options.cdp_url, downloads=downloads, **options.guard_options()
+            )
+            page = await browser.new_page()  # the tabs the owner has open stay theirs
+        else:
+            browser = await AsyncBrowser.launch(
+                headless=not options.headed,
+                downloads=downloads,
+                **options.guard_options(),
+            )
+            pages = browser.pages
+            page = pages[0] if pages else await browser.new_page()
+        self._browser = browser
+        self._session = Session(
+            browser=browser, page=page, registry=self._registry, output_dir=options.output_dir
+        )
+        return self._session
+
+    async def close(self) -> bool:
+        """Close the browser (an attached one: only our connection, and the tab we opened);
+        whether there was one. Never raises: a browser that died is closed all the same."""
+        browser, session = self._browser, self._session
+        self._browser = self._session = None
+        if browser is None:
+            return False
+        try:
+            if self._options.cdp_url is not None and session is not None:
+                with contextlib.suppress(PagesightError):
+                    await session.page.close()
+            await browser.close()
+        except Exception:  # a dead browser's close may fail in many ways: only say so
+            log.warning("closing the browser failed", exc_info=True)
+        return True
+
+
+class Holders:
+    """A :class:`BrowserHolder` per connection, keyed by the transport's session id (``None``:
+    stdio, or an HTTP client without one, which share one)."""
+
+    def __init__(self, registry: ToolRegistry, options: BrowserOptions) -> None:
+        self._registry = registry
+        self._options = options
+        self._holders: dict[str | None, BrowserHolder] = {}
+
+    def get(self, key: str | None) -> BrowserHolder:
+        holder = self._holders.get(key)
+        if holder is None:
+            holder = self._holders[key] = BrowserHolder(self._registry, self._options)
+        return holder
+
+    async def close(self) -> None:
+        for holder in list(self._holders.values()):
+            await holder.close()
+        self._holders.clear()

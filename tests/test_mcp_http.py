@@ -1,0 +1,317 @@
+"""The MCP server over streamable HTTP on 127.0.0.1, driven by the SDK's own client: one
+server subprocess for the module (it launches its own Chromium, lazily), the browser killed
+under it, and the DNS-rebinding checks (Host and Origin) on every request."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+from starlette.testclient import TestClient
+
+from conftest import PAGES, StaticServer
+from mcp_support import McpClient, ok, ref, server_env, text
+from pagesight.agent.registry import ToolRegistry
+from pagesight.cli import main
+from pagesight.mcp import TOOLS, BrowserOptions, PagesightMCP
+from pagesight.mcp.transport import http_app
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+JSON = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+
+
+class HttpServer:
+    """``python -m pagesight mcp --transport http --port 0 ARGS``, its URL read off stderr."""
+
+    def __init__(self, *args: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "pagesight", "mcp", "--transport", "http", "--port", "0", *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=server_env(),
+        )
+        assert self.process.stderr is not None
+        self.lines: list[str] = []
+        self.url = ""
+        for line in self.process.stderr:  # readiness: the line saying where it serves
+            self.lines.append(line)
+            if "serving http://" in line:
+                self.url = line.split("serving ", 1)[1].strip()
+                break
+        assert self.url, "".join(self.lines)
+        self._drain_thread = threading.Thread(target=self._drain, daemon=True)
+        self._drain_thread.start()
+
+    def _drain(self) -> None:
+        assert self.process.stderr is not None
+        self.lines.extend(self.process.stderr)
+
+    @property
+    def port(self) -> int:
+        return int(self.url.rsplit(":", 1)[1].split("/", 1)[0])
+
+    def post(self, **headers: str) -> httpx.Response:
+        return httpx.post(self.url, json=INITIALIZE, headers={**JSON, **headers}, timeout=30)
+
+    def close(self) -> None:
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self._drain_thread.join(timeout=30)
+        assert self.process.stderr is not None
+        self.process.stderr.close()
+
+
+@pytest.fixture(scope="module")
+def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer]:
+    out = tmp_path_factory.mktemp("mcp-http")
+    # Pages of 127.0.0.1 only: the fixture servers and the redirector; `other_origin`
+    # (http://localhost:PORT) is another origin.
+    served = HttpServer("--output-dir", str(out), "--allowed-origins", "http://127.0.0.1:*")
+    yield served
+    running = _chromium_of(served.process.pid, missing_ok=True)
+    served.close()  # SIGTERM: the server closes the browser it launched before it exits
+    if running is not None:
+        deadline = time.monotonic() + 30
+        while not _gone(running) and time.monotonic() < deadline:  # readiness
+            time.sleep(0.05)
+        assert _gone(running), f"the server left its Chromium {running} running"
+
+
+@pytest.fixture(scope="module")
+def mcp(http_server: HttpServer) -> Iterator[McpClient]:
+    with McpClient(http_server.url) as client:
+        yield client
+
+
+def _chromium_of(pid: int, *, missing_ok: bool = False) -> int | None:
+    """The Chromium the server process launched: its child running with a DevTools port."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        parent = next(line for line in status.splitlines() if line.startswith("PPid:"))
+        if int(parent.split()[1]) == pid and b"--remote-debugging-port=0" in cmdline:
+            return int(entry.name)
+    if missing_ok:
+        return None
+    raise AssertionError(f"the server {pid} has no Chromium")
+
+
+def _gone(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    return "State:\tZ" in state  # a zombie: dead, waiting for its parent to reap it
+
+
+def test_tools_over_http_are_the_registry_tools(mcp: McpClient) -> None:
+    registry = {spec.name: spec for spec in ToolRegistry.discover().specs()}
+    listed = {tool.name: tool.input_schema for tool in mcp.tools()}
+    for name, tool in TOOLS.items():
+        if tool in registry:
+            assert listed[name] == registry[tool].input_schema, name
+    assert "browser_close" in listed
+
+
+def test_the_browser_killed_mid_session_then_navigate_starts_a_fresh_one(
+    mcp: McpClient, http_server: HttpServer, server: StaticServer
+) -> None:
+    first = ok(mcp.call("browser_navigate", {"url": server.url("act-profile.html")}))
+    assert "page now:" in first
+    chromium = _chromium_of(http_server.process.pid)
+    assert chromium is not None
+    os.kill(chromium, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while not _gone(chromium) and time.monotonic() < deadline:  # readiness: the kill took
+        time.sleep(0.05)
+    after = mcp.call("browser_snapshot")
+    assert after.is_error
+    said = text(after)
+    assert said.startswith("error (browser_gone): the browser went away"), said
+    assert "browser_navigate" in said
+    assert "Traceback" not in said
+    again = ok(mcp.call("browser_navigate", {"url": server.url("act-profile.html")}))
+    assert "page now:" in again and 'button "Save"' in again
+    assert _chromium_of(http_server.process.pid) != chromium
+
+
+class _Redirects(BaseHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.send_response(302)
+        self.send_header("Location", parse_qs(urlsplit(self.path).query)["url"][0])
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+
+@pytest.fixture(scope="module")
+def redirector() -> Iterator[str]:
+    """``http://127.0.0.1:PORT/to?url=``: a 302 to the URL given (an allowed origin)."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Redirects)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}/to?url="
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join(timeout=5)
+
+
+def test_a_disallowed_origin_is_a_tool_error_typed_redirected_or_in_a_new_tab(
+    mcp: McpClient, server: StaticServer, other_origin: StaticServer, redirector: str
+) -> None:
+    away = other_origin.url("form.html")
+    refused = f"error (origin_not_allowed): {other_origin.origin}"
+    typed = mcp.call("browser_navigate", {"url": away})
+    assert typed.is_error and text(typed).startswith(refused), text(typed)
+    redirected = mcp.call("browser_navigate", {"url": redirector + away})
+    assert redirected.is_error and text(redirected).startswith(refused), text(redirected)
+    links = server.url(f"origins-links.html?other={other_origin.origin}")
+    page = ok(mcp.call("browser_navigate", {"url": links}))
+    followed = mcp.call("browser_click", {"ref": ref(page, 'link "Partner site"')})
+    assert followed.is_error and text(followed).startswith(refused), text(followed)
+    assert f"refused: navigation to {other_origin.origin}" in text(followed)
+    new_tab = mcp.call("browser_click", {"ref": ref(page, 'link "Partner site in a new tab"')})
+    assert f"new tab to {other_origin.origin}" in text(new_tab), text(new_tab)
+    tabs = ok(mcp.call("browser_tabs", {"action": "list"})).splitlines()[1:]
+    assert len(tabs) == 1 and "origins-links.html" in tabs[0], tabs  # the page stayed, alone
+    local = mcp.call("browser_navigate", {"url": (PAGES / "form.html").as_uri()})
+    assert local.is_error and text(local).startswith("error (origin_not_allowed): ")
+    assert "allow_file_access" in text(local)
+
+
+def _status(mcp: McpClient) -> str:
+    """The last line of the snapshot: act-dialogs.html's status paragraph."""
+    return ok(mcp.call("browser_snapshot")).splitlines()[-1].strip()
+
+
+def test_a_dialog_is_in_the_effect_and_handle_dialog_answers_the_next(
+    mcp: McpClient, server: StaticServer
+) -> None:
+    # Here, not over stdio: there the test's own Playwright is attached to the same Chromium,
+    # and a Playwright client dismisses every dialog it has no listener for, racing ours.
+    page = ok(mcp.call("browser_navigate", {"url": server.url("act-dialogs.html")}))
+    delete = ref(page, 'button "Delete item"')
+    first = ok(mcp.call("browser_click", {"ref": delete}))
+    assert "dialog" in first.splitlines()[0]
+    assert 'dialog confirm "Delete this item?": dismissed' in first
+    assert _status(mcp) == '"cancelled"'
+    told = ok(mcp.call("browser_handle_dialog", {"accept": True}))
+    assert told.startswith("the next dialog of this tab will be accepted")
+    again = ok(mcp.call("browser_click", {"ref": delete}))
+    assert 'dialog confirm "Delete this item?": accepted' in again
+    assert _status(mcp) == '"confirmed"'
+    third = ok(mcp.call("browser_click", {"ref": delete}))  # once: the policy is back
+    assert 'dialog confirm "Delete this item?": dismissed' in third
+
+
+def test_each_http_session_has_a_browser_of_its_own(
+    http_server: HttpServer, server: StaticServer
+) -> None:
+    # The initialize handshake gives each client a session id of its own (Mcp-Session-Id).
+    with (
+        McpClient(http_server.url, legacy=True) as one,
+        McpClient(http_server.url, legacy=True) as two,
+    ):
+        ok(one.call("browser_navigate", {"url": server.url("act-profile.html")}))
+        other = ok(two.call("browser_snapshot"))
+        assert other.startswith('page "" about:blank'), other
+        ok(one.call("browser_close"))
+        ok(two.call("browser_close"))
+
+
+def test_a_request_with_a_foreign_origin_is_refused(http_server: HttpServer) -> None:
+    port = http_server.port
+    assert http_server.post(origin="http://evil.example").status_code == 403
+    # Another port of this same machine is another origin (a page some other local server
+    # serves): refused too.
+    assert http_server.post(origin=f"http://127.0.0.1:{port + 1}").status_code == 403
+    assert http_server.post(origin=f"http://localhost:{port}").status_code == 200
+    assert http_server.post().status_code == 200  # no Origin: not a browser page
+
+
+def test_a_request_with_a_bad_host_is_refused(http_server: HttpServer) -> None:
+    refused = http_server.post(host="evil.example")
+    assert refused.status_code == 421
+    assert http_server.post(host=f"127.0.0.1:{http_server.port}").status_code == 200
+
+
+def test_the_checks_stay_on_when_another_host_is_given(tmp_path: Path) -> None:
+    # The SDK turns DNS-rebinding protection on by itself only for a loopback --host; the
+    # app `pagesight mcp --host 192.168.1.5` serves (built the same way, in process here).
+    server = PagesightMCP(BrowserOptions(output_dir=tmp_path))
+    app = http_app(server, "192.168.1.5", 8931)
+    with TestClient(app, base_url="http://192.168.1.5:8931") as client:
+
+        def post(**headers: str) -> int:
+            return client.post("/mcp", json=INITIALIZE, headers={**JSON, **headers}).status_code
+
+        assert post(origin="http://evil.example") == 403
+        assert post(origin="http://192.168.1.5:8932") == 403
+        assert post(host="evil.example") == 421
+        assert post(origin="http://192.168.1.5:8931") == 200
+        assert post(host="127.0.0.1:8931") == 200
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--port", "70000"], "pagesight: --port: expected a port from 0 to 65535, not 70000"),
+        (["--cdp-url", "nowhere"], "pagesight: --cdp-url: expected a DevTools URL"),
+        (["--headed", "--cdp-url", "http://127.0.0.1:9"], "pagesight: --headed: shows the"),
+        (
+            ["--allowed-origins", "http://127.0.0.1:*;https://example.com/admin"],
+            "pagesight: --allowed-origins: ",
+        ),
+    ],
+)
+def test_bad_options_are_one_line_and_exit_2(
+    args: list[str], says: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["mcp", *args]) == 2
+    said = capsys.readouterr()
+    assert said.err.startswith(says), said.err
+    assert len(said.err.strip().splitlines()) == 1
+    assert said.out == ""
+
+
+def test_a_port_in_use_is_bad_input(
+    http_server: HttpServer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    port = str(http_server.port)
+    assert main(["mcp", "--transport", "http", "--port", port]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith(f"pagesight: --port: cannot listen on 127.0.0.1:{port} "), said

@@ -1,0 +1,126 @@
+"""The MCP server in process: the tool list is the registry's tools under Playwright MCP's
+names (a mapped tool the registry lacks is left out, the coordinate tools are listed only
+with ``vision``), and a tool that fails with a bug is a tool error the server outlives."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+from mcp_types import CallToolResult, TextContent
+
+from conftest import StaticServer
+from pagesight import Browser
+from pagesight.agent.registry import ToolRegistry
+from pagesight.agent.session import Session
+from pagesight.agent.tool import Tool
+from pagesight.mcp import VISION_TOOLS, BrowserOptions, PagesightMCP
+
+CLICK_XY = '''
+from pagesight.agent.tool import PageStep
+
+
+async def click_xy(session, *, x: float, y: float) -> PageStep:
+    """Click at a point of the viewport.
+
+    Args:
+        x: CSS pixels from the left.
+        y: CSS pixels from the top.
+    """
+    return PageStep(ref=None, action="click_xy", args={"x": x, "y": y})
+'''
+
+
+def _listed(registry: ToolRegistry, tmp_path: Path, *, vision: bool) -> dict[str, object]:
+    server = PagesightMCP(BrowserOptions(output_dir=tmp_path), registry=registry, vision=vision)
+    return {tool.name: tool.input_schema for tool in asyncio.run(server.list_tools())}
+
+
+def test_coordinate_tools_only_with_vision_and_missing_tools_skipped(tmp_path: Path) -> None:
+    folder = tmp_path / "tools"
+    folder.mkdir()
+    (folder / "click_xy.py").write_text(CLICK_XY, encoding="utf-8")
+    builtin = ToolRegistry.discover()  # once the built-ins hold click_xy, theirs is used
+    every = builtin if "click_xy" in builtin else ToolRegistry.discover([folder])
+    left_out = ("fill_form", "tabs", "hover_xy", "drag_xy")
+    trimmed = ToolRegistry([t for t in every if t.name not in left_out])
+    with_vision = _listed(trimmed, tmp_path, vision=True)
+    assert with_vision["browser_mouse_click_xy"] == trimmed.get("click_xy").input_schema
+    assert "browser_mouse_move_xy" not in with_vision  # no hover_xy in this registry
+    assert "browser_mouse_drag_xy" not in with_vision
+    assert "browser_fill_form" not in with_vision and "browser_tabs" not in with_vision
+    assert "browser_click" in with_vision and "browser_close" in with_vision
+    without = _listed(trimmed, tmp_path, vision=False)
+    assert set(with_vision) - set(without) == {"browser_mouse_click_xy"}
+
+
+def test_vision_lists_every_coordinate_tool_with_its_registry_schema(tmp_path: Path) -> None:
+    registry = ToolRegistry.discover()
+    listed = _listed(registry, tmp_path, vision=True)
+    for name, tool in VISION_TOOLS.items():
+        if tool in registry:  # the branch building them may not be merged yet
+            assert listed[name] == registry.get(tool).input_schema
+    assert not set(VISION_TOOLS) & set(_listed(registry, tmp_path, vision=False))
+
+
+async def broken_hover(session: Session, *, ref: int) -> str:
+    """Hover, with a bug in it.
+
+    Args:
+        ref: The element's id.
+    """
+    raise KeyError("a bug")
+
+
+def test_a_bug_in_a_tool_is_a_tool_error_and_the_server_goes_on(
+    tmp_path: Path, browser: Browser, server: StaticServer
+) -> None:
+    broken = Tool.from_function(broken_hover, name="hover")
+    registry = ToolRegistry([*(t for t in ToolRegistry.discover() if t.name != "hover"), broken])
+    options = BrowserOptions(output_dir=tmp_path, cdp_url=browser.cdp_url)
+    mcp = PagesightMCP(options, registry=registry)
+
+    async def calls() -> tuple[CallToolResult, CallToolResult]:
+        try:
+            failed = await mcp.call_tool("browser_hover", {"ref": 1})
+            after = await mcp.call_tool("browser_navigate", {"url": server.url("act-profile.html")})
+        finally:
+            await mcp.holders.close()
+        return failed, after
+
+    failed, after = asyncio.run(calls())
+    said = "".join(c.text for c in failed.content if isinstance(c, TextContent))
+    assert failed.is_error
+    assert said.startswith("error (internal_error): KeyError: 'a bug'. This is a bug in")
+    assert "Traceback" not in said
+    assert not after.is_error
+
+
+def test_a_coordinate_click_with_vision_answers_with_its_effect(
+    tmp_path: Path, browser: Browser, server: StaticServer
+) -> None:
+    if "click_xy" not in ToolRegistry.discover():
+        pytest.skip("the coordinate tools are not in this registry yet")
+    mcp = PagesightMCP(BrowserOptions(output_dir=tmp_path, cdp_url=browser.cdp_url), vision=True)
+    url = server.url("act-profile.html?xy=1")
+
+    async def calls() -> tuple[CallToolResult, object]:
+        try:
+            await mcp.call_tool("browser_navigate", {"url": url})
+            tab = next(p for p in browser.pages if p.url == url)
+            box = tab.playwright.evaluate(
+                "(() => { const r = save.getBoundingClientRect();"
+                " return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+            )
+            clicked = await mcp.call_tool("browser_mouse_click_xy", {"x": box[0], "y": box[1]})
+            return clicked, tab.playwright.evaluate("window.saved")
+        finally:
+            await mcp.holders.close()
+
+    clicked, saved = asyncio.run(calls())
+    said = "".join(c.text for c in clicked.content if isinstance(c, TextContent))
+    assert not clicked.is_error, said
+    assert "dom_change" in said.splitlines()[0], said
+    assert "Saved" in said  # the effect names the status the click wrote
+    assert saved == {"first": "", "last": ""}
