@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from pagesight.cli_run import add_run_options, check_out, run, run_agent
 from pagesight.errors import InvalidOption, PagesightError, RuntimeFailure
+from pagesight.mcp.command import add_mcp_options, run_mcp
 
 if TYPE_CHECKING:  # the CLI imports the browser only once its arguments are checked
     from pagesight import Page
@@ -76,6 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     _browser_options(find)
     add_run_options(commands, _viewport)
     _demo_options(commands)
+    add_mcp_options(commands)
     return parser
 
 
@@ -313,6 +315,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run(args)
         if args.command == "demo":
             return _demo(args)
+        if args.command == "mcp":
+            return run_mcp(args)
         output = _find(args) if args.command == "find" else _observe(args)
     except InvalidOption as exc:
         flag = _POSITIONAL.get(exc.option, f"--{exc.option.replace('_', '-')}")

@@ -4,6 +4,7 @@ a connection."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pagesight.agent.secrets import Secrets
@@ -19,7 +20,9 @@ if TYPE_CHECKING:
 class Session:
     """What the tools act through. ``page`` is the tab in use (the ``tabs`` tool switches
     it); ``latest`` the last observation a tool read or an action returned (``observe``'s
-    ``since_last`` compares with it)."""
+    ``since_last`` compares with it); ``output_dir`` the folder a screenshot asked for by
+    ``filename`` is saved in (``None``: the session saves no files; the MCP server gives its
+    ``--output-dir``)."""
 
     def __init__(
         self,
@@ -29,10 +32,12 @@ class Session:
         registry: ToolRegistry,
         secrets: Secrets | None = None,
         skills: Skills | None = None,
+        output_dir: Path | None = None,
     ) -> None:
         self.browser = browser
         self.page = page
         self.registry = registry
         self.secrets = secrets or Secrets()
         self.skills = skills or Skills.load()
+        self.output_dir = output_dir
         self.latest: Observation | None = None

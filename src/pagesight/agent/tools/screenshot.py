@@ -1,20 +1,57 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 from pagesight.agent.session import Session
 from pagesight.agent.tool import ToolResult
+from pagesight.errors import InvalidOption
 from pagesight.vision.images import decode_png
 
 
-async def screenshot(session: Session, *, marks: bool = False) -> ToolResult:
+async def screenshot(
+    session: Session, *, marks: bool = False, filename: str | None = None
+) -> ToolResult:
     """Take a screenshot of the viewport (a PNG image).
 
     Args:
         marks: Draw a box and a numbered badge (its id) on every element in view.
+        filename: Also save it under this name (a plain file name, no folders) in the
+            output folder.
     """
+    target = _target(session, filename) if filename is not None else None
     observation = session.latest if marks else None
     png = await session.page.screenshot(marks=marks, observation=observation)
     width, height = decode_png(png).size
     text = f"screenshot {width}x{height}" + (" with marks (badge = element id)" if marks else "")
-    return ToolResult(
-        text=text, value={"width": width, "height": height, "marks": marks}, image=png
+    value: dict[str, object] = {"width": width, "height": height, "marks": marks}
+    if target is not None:
+        target.write_bytes(png)
+        text += f"; saved as {target}"
+        value["path"] = str(target)
+    return ToolResult(text=text, value=value, image=png)
+
+
+def _target(session: Session, filename: str) -> Path:
+    """Where ``filename`` is saved: in the session's output folder and nowhere else, so a
+    name that could reach another folder (a separator, ``..``, a leading dot) is refused
+    before the page is touched."""
+    if session.output_dir is None:
+        raise InvalidOption(
+            "filename", "this session has no output folder to save a filename in; leave it out"
+        )
+    bad = (
+        not filename.strip()
+        or "/" in filename
+        or "\\" in filename
+        or "\0" in filename
+        or ".." in filename
+        or filename.startswith(".")
     )
+    if bad:
+        raise InvalidOption(
+            "filename",
+            f"filename must be a plain file name such as 'form.png', not {filename!r} "
+            "(no folders, no '..', no leading dot); it is saved in the output folder",
+        )
+    name = filename if Path(filename).suffix.lower() == ".png" else f"{filename}.png"
+    return session.output_dir / name

@@ -1,0 +1,148 @@
+"""The browser an MCP connection drives: launched on the first call that needs it, attached
+instead with ``--cdp-url``, and started afresh by ``browser_navigate`` once it went away.
+
+Launching lazily (not when the server starts) because an MCP client starts its servers with
+the client and lists their tools long before (if ever) one is used: an idle server costs no
+Chromium, and a browser that cannot start is a tool error the model reads, not a server that
+fails to come up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pagesight.agent.registry import ToolRegistry
+from pagesight.agent.session import Session
+from pagesight.browser.browser import AsyncBrowser
+from pagesight.errors import InvalidOption, PagesightError
+
+log = logging.getLogger("pagesight.mcp")
+
+
+@dataclass(frozen=True, kw_only=True)
+class BrowserOptions:
+    """How the server's browsers are started (the command line's options)."""
+
+    output_dir: Path
+    """Downloads and named screenshots are saved here, and only here."""
+    headed: bool = False
+    cdp_url: str | None = None
+    allowed_origins: tuple[str, ...] | None = None
+    allow_file_access: bool = False
+
+    def guard_options(self) -> dict[str, Any]:
+        """The origin options for launch / connect, given only when asked for, so a
+        pagesight without the origin guard still serves every other call."""
+        out: dict[str, Any] = {}
+        if self.allowed_origins is not None:
+            out["allowed_origins"] = self.allowed_origins
+        if self.allow_file_access:
+            out["allow_file_access"] = True
+        return out
+
+
+def check_guard_supported(options: BrowserOptions) -> None:
+    """InvalidOption when an origin option is given to a browser that cannot enforce it
+    (refused at start: serving without the boundary asked for would be worse)."""
+    # TODO(issue 13): drop once the origin guard (branch issue13-origins) is merged; launch
+    # and connect then always take these options.
+    wanted = options.guard_options()
+    accepted = inspect.signature(AsyncBrowser.launch).parameters
+    for name in wanted:
+        if name not in accepted:
+            raise InvalidOption(
+                name, "this pagesight cannot restrict origins yet (no origin guard in it)"
+            )
+
+
+class BrowserHolder:
+    """One connection's browser and :class:`Session`, made on demand; calls are serialised
+    (a model's calls on one page run one after another, as a person's would)."""
+
+    def __init__(self, registry: ToolRegistry, options: BrowserOptions) -> None:
+        self._registry = registry
+        self._options = options
+        self._browser: AsyncBrowser | None = None
+        self._session: Session | None = None
+        self.lock = asyncio.Lock()
+
+    @property
+    def session(self) -> Session | None:
+        return self._session
+
+    def gone(self) -> PagesightError | None:
+        """Why the browser cannot be used any more (crashed, killed, its window closed),
+        or ``None`` while it works (or none was started)."""
+        return self._browser.gone_error() if self._browser is not None else None
+
+    async def open(self) -> Session:
+        """The session, launching (or attaching) a browser when there is none."""
+        if self._session is not None:
+            return self._session
+        options = self._options
+        downloads = options.output_dir
+        if options.cdp_url is not None:
+            browser = await AsyncBrowser.connect(
+                options.cdp_url, downloads=downloads, **options.guard_options()
+            )
+            page = await browser.new_page()  # the tabs the owner has open stay theirs
+        else:
+            browser = await AsyncBrowser.launch(
+                headless=not options.headed,
+                downloads=downloads,
+                **options.guard_options(),
+            )
+            pages = browser.pages
+            page = pages[0] if pages else await browser.new_page()
+        self._browser = browser
+        self._session = Session(
+            browser=browser, page=page, registry=self._registry, output_dir=options.output_dir
+        )
+        return self._session
+
+    async def close(self) -> bool:
+        """Close the browser (an attached one: only our connection, and the tab we opened);
+        whether there was one. Never raises: a browser that died is closed all the same."""
+        browser, session = self._browser, self._session
+        self._browser = self._session = None
+        if browser is None:
+            return False
+        try:
+            if self._options.cdp_url is not None and session is not None:
+                with contextlib.suppress(PagesightError):
+                    await session.page.close()
+            await browser.close()
+        except Exception:  # a dead browser's close may fail in many ways: only say so
+            log.warning("closing the browser failed", exc_info=True)
+        return True
+
+
+class Holders:
+    """A :class:`BrowserHolder` per connection, keyed by the transport's session id (``None``:
+    stdio, or an HTTP client without one, which share one)."""
+
+    def __init__(self, registry: ToolRegistry, options: BrowserOptions) -> None:
+        self._registry = registry
+        self._options = options
+        self._holders: dict[str | None, BrowserHolder] = {}
+
+    def get(self, key: str | None) -> BrowserHolder:
+        holder = self._holders.get(key)
+        if holder is None:
+            holder = self._holders[key] = BrowserHolder(self._registry, self._options)
+        return holder
+
+    def keys(self) -> Sequence[str | None]:
+        return tuple(self._holders)
+
+    async def close(self) -> None:
+        for holder in list(self._holders.values()):
+            await holder.close()
+        self._holders.clear()

@@ -1,0 +1,116 @@
+"""``pagesight mcp``: its options, checked before anything starts, and the serving.
+
+Bad input (a port out of range, a folder that cannot be made, an address that cannot be
+bound, a --cdp-url that is no DevTools URL) is one line on stderr and exit 2, before any
+transport or browser starts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+from pagesight.errors import InvalidOption
+
+TRANSPORTS = ("stdio", "http")
+
+
+def add_mcp_options(commands: argparse._SubParsersAction[Any]) -> None:
+    mcp = commands.add_parser(
+        "mcp", help="serve the browser tools to an MCP client (Claude, Cursor, VS Code, …)"
+    )
+    mcp.add_argument("--transport", choices=TRANSPORTS, default="stdio")
+    mcp.add_argument("--host", default="127.0.0.1", help="http: the address to listen on")
+    mcp.add_argument("--port", type=int, default=8931, help="http: the port (0: a free one)")
+    mcp.add_argument("--headed", action="store_true", help="show the browser window")
+    mcp.add_argument("--cdp-url", default=None, help="attach to a running Chromium instead")
+    mcp.add_argument(
+        "--allowed-origins",
+        default=None,
+        metavar="LIST",
+        help="origins the pages may be loaded from, separated by ; or , "
+        "(http://127.0.0.1:*, https://*.example.com); any other is refused",
+    )
+    mcp.add_argument(
+        "--allow-file-access", action="store_true", help="allow file:// pages (refused otherwise)"
+    )
+    mcp.add_argument(
+        "--output-dir",
+        default=None,
+        metavar="DIR",
+        help="where downloads and named screenshots are saved (default: a new temporary folder)",
+    )
+    mcp.add_argument("--vision", action="store_true", help="also offer the coordinate tools (*_xy)")
+
+
+def run_mcp(args: argparse.Namespace) -> int:
+    """Check the options, then serve until the client goes (stdio) or SIGTERM / Ctrl-C."""
+    from pagesight.mcp.browsers import BrowserOptions, check_guard_supported
+    from pagesight.mcp.server import PagesightMCP
+    from pagesight.mcp.transport import bind, serve_http, serve_stdio
+
+    if not 0 <= args.port <= 65535:
+        raise InvalidOption("port", f"expected a port from 0 to 65535, not {args.port}")
+    if args.cdp_url is not None:
+        parts = urlsplit(args.cdp_url)
+        if parts.scheme not in ("http", "https", "ws", "wss") or not parts.netloc:
+            raise InvalidOption(
+                "cdp_url",
+                f"expected a DevTools URL such as http://127.0.0.1:9222, not {args.cdp_url!r}",
+            )
+    if args.cdp_url is not None and args.headed:
+        raise InvalidOption(
+            "headed", "shows the Chromium pagesight launches; an attached one keeps its own windows"
+        )
+    options = BrowserOptions(
+        output_dir=_output_dir(args.output_dir),
+        headed=args.headed,
+        cdp_url=args.cdp_url,
+        allowed_origins=_origins(args.allowed_origins),
+        allow_file_access=args.allow_file_access,
+    )
+    check_guard_supported(options)
+    sock = None
+    if args.transport == "http":
+        try:
+            sock = bind(args.host, args.port)
+        except OSError as exc:
+            raise InvalidOption(
+                "port", f"cannot listen on {args.host}:{args.port} ({exc.strerror or exc})"
+            ) from exc
+    print(f"pagesight mcp: output dir {options.output_dir}", file=sys.stderr, flush=True)
+    server = PagesightMCP(options, vision=args.vision)
+    if sock is None:
+        asyncio.run(serve_stdio(server))
+    else:
+        with sock:
+            asyncio.run(serve_http(server, sock, args.host))
+    return 0
+
+
+def _output_dir(value: str | None) -> Path:
+    if value is None:
+        return Path(tempfile.mkdtemp(prefix="pagesight-mcp-"))
+    folder = Path(value).expanduser().resolve()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InvalidOption(
+            "output_dir", f"cannot make the folder {folder} ({exc.strerror or exc})"
+        ) from exc
+    return folder
+
+
+def _origins(value: str | None) -> tuple[str, ...] | None:
+    """The list as given (the origin guard checks each pattern when the browser starts)."""
+    if value is None:
+        return None
+    origins = tuple(o.strip() for o in value.replace(";", ",").split(",") if o.strip())
+    if not origins:
+        raise InvalidOption("allowed_origins", "give at least one origin, e.g. https://example.com")
+    return origins

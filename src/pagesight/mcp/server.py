@@ -1,0 +1,135 @@
+"""The MCP server: the agent's tool registry served under Playwright MCP's tool names.
+
+:class:`PagesightMCP` is the SDK's ``MCPServer`` whose tool listing and tool calls go to the
+:class:`~pagesight.agent.registry.ToolRegistry` instead of the SDK's own tool manager (which
+would derive a second schema from Python signatures): an MCP tool's input schema is its
+registry tool's, and a call is the registry's ``call``. What comes back is a tool result
+(``isError`` with the typed reason when it failed), never a protocol error or a traceback,
+and the server outlives the browser: when it dies the next call says so, and
+``browser_navigate`` starts a fresh one.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+from mcp.server import MCPServer
+from mcp.server.mcpserver.context import Context
+from mcp_types import CallToolResult, TextContent
+from mcp_types import Tool as MCPTool
+
+from pagesight.agent.registry import ToolRegistry, reason_of
+from pagesight.errors import PagesightError, RuntimeFailure
+from pagesight.mcp import names
+from pagesight.mcp.browsers import BrowserHolder, BrowserOptions, Holders
+from pagesight.mcp.results import content, failure
+
+INSTRUCTIONS = (
+    "A browser. Address an element by `ref`, the number in brackets in the latest snapshot. "
+    "Every action answers with its effect and the page after it (the whole page, or only "
+    "what changed), so a separate snapshot is rarely needed."
+)
+_GONE = "call browser_navigate to start a fresh browser (tabs, cookies and history are lost)"
+
+log = logging.getLogger("pagesight.mcp")
+
+
+class PagesightMCP(MCPServer[Any]):
+    """pagesight's tools over MCP. ``vision`` adds the coordinate tools (``*_xy``)."""
+
+    def __init__(
+        self,
+        options: BrowserOptions,
+        *,
+        registry: ToolRegistry | None = None,
+        vision: bool = False,
+    ) -> None:
+        super().__init__(name="pagesight", instructions=INSTRUCTIONS, log_level="WARNING")
+        self._registry = registry or ToolRegistry.discover()
+        self._offered = {o.name: o for o in names.offered(self._registry, vision=vision)}
+        self.holders = Holders(self._registry, options)
+
+    async def list_tools(self) -> list[MCPTool]:
+        tools = [
+            MCPTool(name=name, description=o.spec.description, input_schema=o.spec.input_schema)
+            for name, o in self._offered.items()
+        ]
+        close_schema = {"type": "object", "properties": {}, "additionalProperties": False}
+        tools.append(
+            MCPTool(
+                name=names.CLOSE, description=names.CLOSE_DESCRIPTION, input_schema=close_schema
+            )
+        )
+        return tools
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult:
+        holder = self.holders.get(_connection(context))
+        async with holder.lock:  # one call at a time on a connection's page
+            return await self._call(holder, name, arguments)
+
+    async def _call(
+        self, holder: BrowserHolder, name: str, arguments: dict[str, Any]
+    ) -> CallToolResult:
+        if name == names.CLOSE:
+            closed = await holder.close()
+            text = "browser closed; the next call starts a fresh one" if closed else "no browser"
+            return CallToolResult(content=[TextContent(text=text)])
+        offered = self._offered.get(name)
+        if offered is None:
+            known = ", ".join([*self._offered, names.CLOSE])
+            return failure("unknown_tool", f"no tool named {name!r}; tools: {known}")
+        gone = holder.gone()
+        if gone is not None:
+            if name != names.NAVIGATE:
+                return failure("browser_gone", f"{_first_clause(gone)}; {_GONE}")
+            await holder.close()  # and browser_navigate launches a fresh one below
+        try:
+            session = await holder.open()
+        except PagesightError as exc:
+            return failure(_reason(exc), f"cannot start the browser: {exc}")
+        before = session.latest
+        try:
+            result = await self._registry.call(offered.spec.name, arguments, session)
+        except RuntimeFailure as exc:
+            gone = holder.gone()
+            if gone is not None:
+                return failure("browser_gone", f"{_first_clause(gone)}; {_GONE}")
+            return failure(_reason(exc), str(exc))
+        except PagesightError as exc:
+            return failure(_reason(exc), str(exc))
+        except Exception as exc:  # a bug in pagesight: the traceback to the log, not the model
+            log.exception("tool %s failed", name)
+            print(f"pagesight mcp: {name} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return failure(
+                "internal_error",
+                f"{type(exc).__name__}: {exc}. This is a bug in pagesight; the page may be "
+                "in any state: take a browser_snapshot before going on",
+            )
+        return content(result, before=before)
+
+
+def _connection(context: Context[Any, Any] | None) -> str | None:
+    """Which connection a call came on: the HTTP transport's session id (``None`` on stdio,
+    which has one connection, and for an HTTP client that keeps no session)."""
+    if context is None:
+        return None
+    try:
+        headers = context.headers
+    except ValueError:  # a call made in-process, outside any request
+        return None
+    return headers.get("mcp-session-id") if headers is not None else None
+
+
+def _reason(exc: PagesightError) -> str:
+    """The typed reason of any pagesight error: its class in snake case, as the registry
+    names an InputError's (``PageCrashed`` -> ``page_crashed``)."""
+    return reason_of(exc)  # type: ignore[arg-type]  # reads only the class of any error
+
+
+def _first_clause(exc: PagesightError) -> str:
+    """``the browser went away (…)`` without its advice to launch one (the server does)."""
+    return str(exc).split("; launch or connect", 1)[0]

@@ -1,0 +1,114 @@
+"""Helpers the MCP server tests share: the SDK's own client on a thread of its own (so the
+sync tests of a module share one server subprocess), and the text of a result."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import os
+import sys
+import threading
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, TextIO, TypeVar
+
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp_types import CallToolResult, ImageContent, TextContent, Tool
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+T = TypeVar("T")
+
+
+def server_env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(SRC)}
+
+
+def stdio_params(*args: str) -> StdioServerParameters:
+    """``python -m pagesight mcp ARGS`` run from this tree's source."""
+    return StdioServerParameters(
+        command=sys.executable, args=["-m", "pagesight", "mcp", *args], env=server_env()
+    )
+
+
+class McpClient:
+    """The SDK's ``Client`` connected to ``target`` (stdio parameters or an HTTP URL), run on
+    a thread with its own event loop; each call waits for its answer."""
+
+    def __init__(self, target: StdioServerParameters | str, *, errlog: TextIO | None = None):
+        self._target = target
+        self._errlog = errlog
+        self._loop = asyncio.new_event_loop()
+        self._ready = threading.Event()
+        self._stop: asyncio.Event | None = None
+        self._failure: BaseException | None = None
+        self._client: Client | None = None
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+        self._ready.wait(timeout=120)
+        if self._failure is not None:
+            raise self._failure
+        assert self._client is not None, "the MCP client did not connect in 120 s"
+
+    def _run(self) -> None:
+        self._loop.run_until_complete(self._main())
+
+    async def _main(self) -> None:
+        self._stop = asyncio.Event()
+        target: Any = self._target
+        if isinstance(target, StdioServerParameters):
+            target = stdio_client(target, errlog=self._errlog or sys.stderr)
+        try:
+            async with Client(target) as client:
+                self._client = client
+                self._ready.set()
+                await self._stop.wait()
+        except BaseException as exc:  # noqa: BLE001  # raised in the test's thread instead
+            self._failure = exc
+            self._ready.set()
+
+    def _do(self, work: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(work, self._loop).result(timeout=180)
+
+    def tools(self) -> list[Tool]:
+        assert self._client is not None
+        return self._do(self._client.list_tools()).tools
+
+    def call(self, name: str, arguments: dict[str, Any] | None = None) -> CallToolResult:
+        assert self._client is not None
+        return self._do(self._client.call_tool(name, arguments or {}))
+
+    def close(self) -> None:
+        if self._stop is not None:
+            self._loop.call_soon_threadsafe(self._stop.set)
+        self._thread.join(timeout=60)
+        self._loop.close()
+
+    def __enter__(self) -> McpClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def text(result: CallToolResult) -> str:
+    """Every text block of a result, one after another."""
+    return "\n".join(c.text for c in result.content if isinstance(c, TextContent))
+
+
+def ok(result: CallToolResult) -> str:
+    """The text of a result that must not be an error (the text shown when it is)."""
+    assert not result.is_error, text(result)
+    return text(result)
+
+
+def images(result: CallToolResult) -> list[bytes]:
+    return [base64.b64decode(c.data) for c in result.content if isinstance(c, ImageContent)]
+
+
+def ref(outline: str, needle: str) -> int:
+    """The id of the one outline line holding ``needle`` (``[12] button "Save"``)."""
+    found = [line for line in outline.splitlines() if needle in line and "[" in line]
+    assert len(found) == 1, f"expected one line with {needle!r}:\n{outline}"
+    line = found[0]
+    return int(line[line.index("[") + 1 : line.index("]")])

@@ -1,0 +1,193 @@
+"""The MCP server over stdio, driven by the SDK's own client: one ``python -m pagesight mcp``
+subprocess for the module, attached (``--cdp-url``) to the test's Chromium so a test can
+read each page's real state beside what the tools answered."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+
+from conftest import StaticServer
+from mcp_support import McpClient, images, ok, ref, stdio_params, text
+from pagesight import Browser
+from pagesight.agent.registry import ToolRegistry
+from pagesight.demo import OrbitApp
+from pagesight.mcp import TOOLS, VISION_TOOLS
+
+
+@pytest.fixture(scope="module")
+def output_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("mcp") / "out"
+
+
+@pytest.fixture(scope="module")
+def mcp(browser: Browser, output_dir: Path) -> Iterator[McpClient]:
+    params = stdio_params("--cdp-url", browser.cdp_url, "--output-dir", str(output_dir))
+    with McpClient(params) as client:
+        yield client
+
+
+def _tab(browser: Browser, url_part: str) -> Any:
+    """The server's tab (in the test's Chromium) whose URL holds ``url_part``."""
+    found = [p for p in browser.pages if url_part in p.url]
+    assert found, f"no tab at {url_part}: {[p.url for p in browser.pages]}"
+    return found[-1]
+
+
+def _open(mcp: McpClient, url: str) -> str:
+    """Navigate there and return the outline the answer carried."""
+    return ok(mcp.call("browser_navigate", {"url": url}))
+
+
+def test_tools_are_the_registry_tools_under_playwright_names(mcp: McpClient) -> None:
+    registry = {spec.name: spec for spec in ToolRegistry.discover().specs()}
+    listed = {tool.name: tool for tool in mcp.tools()}
+    expected = {name for name, tool in TOOLS.items() if tool in registry} | {"browser_close"}
+    assert set(listed) == expected
+    for name, tool in TOOLS.items():
+        if tool in registry:  # the same schema and description, renamed only
+            assert listed[name].input_schema == registry[tool].input_schema, name
+            assert listed[name].description == registry[tool].description, name
+    assert listed["browser_click"].input_schema["required"] == ["ref"]
+    assert not set(VISION_TOOLS) & set(listed)  # the coordinate tools only with --vision
+
+
+def test_orbit_crm_task_end_to_end(mcp: McpClient) -> None:
+    with OrbitApp.start() as app:
+        contacts = _open(mcp, app.url)
+        assert "page now:" in contacts and 'link "Alice Chen"' in contacts
+        snapshot = ok(mcp.call("browser_snapshot"))
+        assert snapshot.startswith('page "Contacts · Orbit CRM"')
+        alice = ref(snapshot, 'link "Alice Chen"')
+        person = ok(mcp.call("browser_click", {"ref": alice, "element": "Alice Chen"}))
+        assert person.startswith(f"click [{alice}] -> navigation")
+        form = ok(mcp.call("browser_click", {"ref": ref(person, 'link "Edit"')}))
+        assert "/contacts/1/edit (new document)" in form
+        title = ref(form, 'textbox "Job title"')
+        typed = ok(mcp.call("browser_type", {"ref": title, "text": "Senior Software Engineer"}))
+        # The effect names the change; the page part is not repeated for what it already said.
+        assert typed.splitlines() == [
+            f"input [{title}] -> value_change",
+            f'  value [{title}] textbox "Job title": "Software Engineer" -> '
+            '"Senior Software Engineer"',
+        ]
+        location = ref(form, 'combobox "Location"')
+        chosen = ok(mcp.call("browser_select_option", {"ref": location, "values": ["New York"]}))
+        assert f'value [{location}] combobox "Location": "London" -> "New York"' in chosen
+        saved = ok(mcp.call("browser_click", {"ref": ref(form, 'button "Save"')}))
+        assert "?saved=job_title,location (new document)" in saved
+        assert "Saved: Job title → Senior Software Engineer; Location → New York" in saved
+        rows = app.query("SELECT job_title, location FROM contacts WHERE name = 'Alice Chen'")
+    assert rows == [{"job_title": "Senior Software Engineer", "location": "New York"}]
+
+
+def test_an_action_on_the_same_page_answers_with_what_changed(
+    mcp: McpClient, server: StaticServer
+) -> None:
+    page = _open(mcp, server.url("act-profile.html"))
+    assert "page now:" in page
+    answer = ok(mcp.call("browser_click", {"ref": ref(page, 'button "Save"')}))
+    lines = answer.splitlines()
+    assert "what changed on the page (the rest is as before):" in lines
+    assert "page now:" not in lines
+
+
+def test_a_stale_ref_is_a_typed_error_and_clicks_nothing(
+    mcp: McpClient, server: StaticServer, browser: Browser
+) -> None:
+    page = _open(mcp, server.url("act-errors.html"))
+    tab = _tab(browser, "act-errors.html")
+    tab.playwright.evaluate("window.rerender()")  # the Save button is a new node now
+    result = mcp.call("browser_click", {"ref": ref(page, 'button "Save"'), "element": "Save"})
+    assert result.is_error
+    assert text(result).startswith("error (stale_id): ")
+    assert "Traceback" not in text(result)
+    assert tab.playwright.evaluate("window.clicks.save") == 0
+
+
+def test_a_covered_element_is_a_typed_error_naming_the_cover(
+    mcp: McpClient, server: StaticServer, browser: Browser
+) -> None:
+    page = _open(mcp, server.url("act-errors.html"))
+    tab = _tab(browser, "act-errors.html")
+    tab.playwright.evaluate("window.showBackdrop()")
+    result = mcp.call("browser_click", {"ref": ref(page, 'button "Pay now"')})
+    assert result.is_error
+    assert text(result).startswith("error (covered): ")
+    assert "backdrop" in text(result)
+    assert tab.playwright.evaluate("window.clicks.pay") == 0
+
+
+def test_a_screenshot_with_marks_is_an_image_and_a_filename_stays_in_the_output_dir(
+    mcp: McpClient, server: StaticServer, output_dir: Path
+) -> None:
+    _open(mcp, server.url("act-profile.html"))
+    shot = mcp.call("browser_take_screenshot", {"marks": True, "filename": "profile"})
+    assert text(shot).startswith("screenshot 1280x800 with marks")
+    (png,) = images(shot)
+    assert Image.open(io.BytesIO(png)).size == (1280, 800)
+    saved = output_dir / "profile.png"
+    assert saved.read_bytes() == png
+    assert f"saved as {saved}" in text(shot)
+    for name in ("../escape", "sub/escape.png", ".hidden"):
+        refused = mcp.call("browser_take_screenshot", {"filename": name})
+        assert refused.is_error, name
+        said = text(refused)
+        assert said.startswith("error (invalid_option): filename must be a plain"), said
+    assert not (output_dir.parent / "escape.png").exists()
+    assert sorted(p.name for p in output_dir.iterdir() if p.suffix == ".png") == ["profile.png"]
+
+
+def test_two_tabs(mcp: McpClient, server: StaticServer) -> None:
+    page = _open(mcp, server.url("act-links.html"))
+    opened = ok(mcp.call("browser_click", {"ref": ref(page, 'link "Guide in a new tab"')}))
+    assert "new_tab" in opened.splitlines()[0]
+    listed = ok(mcp.call("browser_tabs", {"action": "list"}))
+    tabs = [line for line in listed.splitlines()[1:] if "act-" in line]
+    assert any(line.startswith("*") and "act-links.html" in line for line in tabs), listed
+    new = next(line for line in tabs if "from=blank" in line)
+    tab_id = int(new.split()[0 if not new.startswith("*") else 1])
+    chosen = ok(mcp.call("browser_tabs", {"action": "select", "tab_id": tab_id}))
+    assert any(line.startswith(f"* {tab_id} ") for line in chosen.splitlines()), chosen
+    guide = ok(mcp.call("browser_snapshot"))
+    assert "act-target.html?from=blank" in guide.splitlines()[0]
+    closed = ok(mcp.call("browser_tabs", {"action": "close"}))
+    assert f" {tab_id} " not in closed
+
+
+def test_a_dialog_is_reported_in_the_effect(
+    mcp: McpClient, server: StaticServer, browser: Browser
+) -> None:
+    page = _open(mcp, server.url("act-dialogs.html"))
+    answer = ok(mcp.call("browser_click", {"ref": ref(page, 'button "Delete item"')}))
+    assert "dialog" in answer.splitlines()[0]
+    assert 'dialog confirm "Delete this item?": dismissed' in answer
+    status = _tab(browser, "act-dialogs.html").playwright.evaluate(
+        "document.getElementById('status').textContent"
+    )
+    assert status == "cancelled"
+
+
+def test_a_download_lands_in_the_output_dir(
+    mcp: McpClient, server: StaticServer, output_dir: Path
+) -> None:
+    page = _open(mcp, server.url("act-links.html"))
+    answer = ok(mcp.call("browser_click", {"ref": ref(page, 'link "Download report"')}))
+    assert "download" in answer.splitlines()[0]
+    saved = output_dir / "report.txt"
+    assert saved.is_file()
+    assert str(saved) in answer
+
+
+def test_bad_calls_are_typed_tool_errors(mcp: McpClient) -> None:
+    unknown = mcp.call("browser_fly", {})
+    assert unknown.is_error and text(unknown).startswith("error (unknown_tool): ")
+    bad = mcp.call("browser_click", {"ref": "Save"})
+    assert bad.is_error and text(bad).startswith("error (invalid_arguments): click: ref: ")
+    for result in (unknown, bad):
+        assert "Traceback" not in text(result)
