@@ -35,7 +35,7 @@ bench-agent: setup
 # pagesight's MCP server beside Playwright's own (@playwright/mcp from npm, into
 # benchmarks/node_modules, on the same Debian Chromium: no browser download).
 bench-mcp: setup
-	$(PY) benchmarks/mcp.py
+	$(PY) benchmarks/mcp_servers.py
 
 setup: system $(STAMP)
 

@@ -1,8 +1,9 @@
 """Benchmark pagesight's MCP server against Playwright's own on the demo task, each server
-driven by the official MCP SDK's client over stdio.
+driven by the official MCP SDK's client over stdio. (Not named mcp.py: run as a script, or
+type-checked with benchmarks/ as a source root, that file would shadow the SDK, `mcp`.)
 
-    .venv/bin/python benchmarks/mcp.py [--runs N] [--show [LINES]] [--no-file-reads]
-                                       [--no-install]
+    .venv/bin/python benchmarks/mcp_servers.py [--runs N] [--show [LINES]] [--no-file-reads]
+                                               [--no-install]
 
 In one run, each time on a fresh Orbit CRM (the bundled app, SQLite, 127.0.0.1), in turns:
 
@@ -50,23 +51,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
+from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp_types import CallToolResult
+
+import tokens
+from chromium import CHROMIUM
+from pagesight.browser.launch import QUIET_FLAGS
+from pagesight.browser.viewport import DEFAULT_VIEWPORT
+from pagesight.demo import OrbitApp
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-# Run as `python benchmarks/mcp.py`, this folder is first on sys.path and this very file would
-# be imported as the MCP SDK (also `mcp`): find the SDK without it, then put the folder back
-# for the sibling modules.
-sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
-from mcp.client import Client  # noqa: E402
-from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
-from mcp_types import CallToolResult  # noqa: E402
-
-sys.path.insert(0, str(HERE))
-import tokens  # noqa: E402
-from chromium import CHROMIUM  # noqa: E402
-from pagesight.browser.launch import QUIET_FLAGS  # noqa: E402
-from pagesight.browser.viewport import DEFAULT_VIEWPORT  # noqa: E402
-from pagesight.demo import OrbitApp  # noqa: E402
-
 PLAYWRIGHT_MCP_VERSION = "0.0.83"
 PLAYWRIGHT_CLI = HERE / "node_modules" / "@playwright" / "mcp" / "cli.js"
 TITLE, CITY = "Senior Software Engineer", "New York"
