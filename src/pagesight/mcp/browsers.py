@@ -18,10 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from playwright.async_api import Error as PlaywrightError
+
 from pagesight.agent.registry import ToolRegistry
 from pagesight.agent.session import Session
 from pagesight.browser.browser import AsyncBrowser
-from pagesight.errors import InvalidOption, PagesightError
+from pagesight.errors import InvalidOption, PageCrashed, PagesightError
 
 log = logging.getLogger("pagesight.mcp")
 
@@ -81,6 +83,24 @@ class BrowserHolder:
         """Why the browser cannot be used any more (crashed, killed, its window closed),
         or ``None`` while it works (or none was started)."""
         return self._browser.gone_error() if self._browser is not None else None
+
+    async def lost(self) -> PagesightError | None:
+        """:meth:`gone`, asking the browser when it has not said so yet: a killed Chromium's
+        tabs may report their close before the browser reports its disconnection, and a
+        call failing in between must still say the browser is gone."""
+        gone = self.gone()
+        if gone is not None or self._browser is None:
+            return gone
+        try:
+            probe = await asyncio.wait_for(self._browser.playwright.new_browser_cdp_session(), 10)
+            await probe.detach()
+        except (PlaywrightError, TimeoutError) as exc:  # a bare round trip failed: no browser
+            log.info("the browser does not answer: %s", exc)
+            return PageCrashed(
+                "the browser went away (it does not answer: its process ended or the "
+                "DevTools connection dropped)"
+            )
+        return None
 
     async def open(self) -> Session:
         """The session, launching (or attaching) a browser when there is none."""

@@ -95,7 +95,7 @@ class PagesightMCP(MCPServer[Any]):
         try:
             result = await self._registry.call(offered.spec.name, arguments, session)
         except RuntimeFailure as exc:
-            gone = holder.gone()
+            gone = await holder.lost()
             if gone is not None:
                 return failure("browser_gone", f"{_first_clause(gone)}; {_GONE}")
             return failure(_reason(exc), str(exc))

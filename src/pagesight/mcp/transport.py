@@ -17,6 +17,7 @@ import sys
 from collections.abc import Awaitable, Callable
 
 from mcp.server.transport_security import TransportSecuritySettings
+from starlette.applications import Starlette
 
 from pagesight.mcp.server import PagesightMCP
 
@@ -63,14 +64,18 @@ async def serve_stdio(server: PagesightMCP) -> None:
     await _until_stopped(server, server.run_stdio_async)
 
 
+def http_app(server: PagesightMCP, host: str, port: int) -> Starlette:
+    """The streamable HTTP app at :data:`PATH`, Host and Origin checked on every request."""
+    return server.streamable_http_app(
+        streamable_http_path=PATH, transport_security=security(host, port), host=host
+    )
+
+
 async def serve_http(server: PagesightMCP, sock: socket.socket, host: str) -> None:
     import uvicorn
 
     port = sock.getsockname()[1]
-    app = server.streamable_http_app(
-        streamable_http_path=PATH, transport_security=security(host, port), host=host
-    )
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    config = uvicorn.Config(http_app(server, host, port), log_level="warning", lifespan="on")
     web = uvicorn.Server(config)
     shown = f"[{host}]" if ":" in host else host
     print(f"pagesight mcp: serving http://{shown}:{port}{PATH}", file=sys.stderr, flush=True)

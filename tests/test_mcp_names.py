@@ -1,0 +1,47 @@
+"""The MCP tool list is the registry's tools under Playwright MCP's names: a mapped tool the
+registry lacks is left out, and the coordinate tools are listed only with ``vision``."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from pagesight.agent.registry import ToolRegistry
+from pagesight.mcp import BrowserOptions, PagesightMCP
+
+CLICK_XY = '''
+from pagesight.agent.tool import PageStep
+
+
+async def click_xy(session, *, x: float, y: float) -> PageStep:
+    """Click at a point of the viewport.
+
+    Args:
+        x: CSS pixels from the left.
+        y: CSS pixels from the top.
+    """
+    return PageStep(ref=None, action="click_xy", args={"x": x, "y": y})
+'''
+
+
+def _listed(registry: ToolRegistry, tmp_path: Path, *, vision: bool) -> dict[str, object]:
+    server = PagesightMCP(BrowserOptions(output_dir=tmp_path), registry=registry, vision=vision)
+    return {tool.name: tool.input_schema for tool in asyncio.run(server.list_tools())}
+
+
+def test_coordinate_tools_only_with_vision_and_missing_tools_skipped(tmp_path: Path) -> None:
+    folder = tmp_path / "tools"
+    folder.mkdir()
+    (folder / "click_xy.py").write_text(CLICK_XY, encoding="utf-8")
+    builtin = ToolRegistry.discover()  # once the built-ins hold click_xy, theirs is used
+    every = builtin if "click_xy" in builtin else ToolRegistry.discover([folder])
+    left_out = ("fill_form", "tabs", "hover_xy", "drag_xy")
+    trimmed = ToolRegistry([t for t in every if t.name not in left_out])
+    with_vision = _listed(trimmed, tmp_path, vision=True)
+    assert with_vision["browser_mouse_click_xy"] == trimmed.get("click_xy").input_schema
+    assert "browser_mouse_move_xy" not in with_vision  # no hover_xy in this registry
+    assert "browser_mouse_drag_xy" not in with_vision
+    assert "browser_fill_form" not in with_vision and "browser_tabs" not in with_vision
+    assert "browser_click" in with_vision and "browser_close" in with_vision
+    without = _listed(trimmed, tmp_path, vision=False)
+    assert set(with_vision) - set(without) == {"browser_mouse_click_xy"}
