@@ -2,8 +2,8 @@
 driven by the official MCP SDK's client over stdio. (Not named mcp.py: run as a script, or
 type-checked with benchmarks/ as a source root, that file would shadow the SDK, `mcp`.)
 
-    .venv/bin/python benchmarks/mcp_servers.py [--runs N] [--show [LINES]] [--no-file-reads]
-                                               [--no-install]
+    .venv/bin/python benchmarks/mcp_servers.py [--runs N] [--show [LINES]] [--no-install]
+                                               [--playwright-reads file|snapshot|find]
 
 In one run, each time on a fresh Orbit CRM (the bundled app, SQLite, 127.0.0.1), in turns:
 
@@ -18,16 +18,19 @@ element (a role and a name) is looked up in what that server itself returned —
 response first, then what the model read earlier on the same document — and acted on by that
 server's own ref. Only when the element is in nothing the model has read does it read the page:
 Playwright MCP's action responses link the snapshot in a file (read as a model's client reads
-a file: one call, its text counted; ``--no-file-reads``: ``browser_snapshot`` instead, as for a
-client with no file tool), else ``browser_snapshot``; pagesight's actions return the
-change inline, else ``browser_snapshot``. The confirmation is read the same way, from what came
-back after Save.
+a file: one call, its text counted; ``--playwright-reads snapshot``: ``browser_snapshot``
+instead, as for a client with no file tool; ``find``: ``browser_find`` for the element's name,
+which its docs call cheaper than a snapshot), else ``browser_snapshot``; pagesight's actions
+return the change inline, else ``browser_snapshot``. The confirmation is read the same way, from
+what came back after Save.
 
 Reported per server (medians): tool calls (MCP calls and snapshot-file reads), characters and
 cl100k tokens of all the text the tools returned (images counted apart; the task needs none),
 wall time from spawning the server to the confirmed page (and of it: the start to the MCP
 handshake, and the first call, which starts the browser), and whether SQLite holds both changes.
-Then pagesight / Playwright ratios and the targets: total tokens ≤ 0.5x, tool calls ≤ 1.0x.
+Then pagesight / Playwright ratios and the targets: total tokens ≤ 0.5x, tool calls ≤ 1.0x; and
+an estimate of a model's input over the task, since every call is one more model request that
+carries the tools' schemas and every reply before it.
 
 A measurement: it exits 1 only when a server did not save the right state (or could not run).
 """
@@ -93,6 +96,11 @@ SCRIPT = (
 )
 CONFIRM = (TITLE, CITY)
 TOOLS = {"type": "browser_type", "click": "browser_click", "select": "browser_select_option"}
+READS = {
+    "file": "reads the snapshot files",
+    "snapshot": "calls browser_snapshot",
+    "find": "calls browser_find for each element",
+}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -125,6 +133,9 @@ class Tally:
             return sum(r.tool == "read file" for r in self.replies)
         if what == "all calls":
             return len(self.replies)
+        if what == "context":  # a request before each call and after the last reply
+            so_far = [sum(r.tokens for r in self.replies[:i]) for i in range(len(self.replies) + 1)]
+            return sum(so_far) + len(so_far) * self.schema_tokens
         return int(sum(getattr(r, what) for r in self.replies))
 
 
@@ -161,8 +172,8 @@ class Side:
             args["values"] = [intent.value]
         return args
 
-    async def read_page(self, run: Run) -> str:
-        """Read the current page when nothing read so far has what the next step needs."""
+    async def read_page(self, run: Run, wanted: str) -> str:
+        """Read the page when nothing read so far has ``wanted`` (a name, a value)."""
         return await run.call("browser_snapshot", {})
 
 
@@ -173,9 +184,9 @@ class Playwright(Side):
     _LINK = re.compile(r"^- \[Snapshot\]\(([^)]+)\)", re.M)
     _URL = re.compile(r"^- Page URL: (\S+)", re.M)
 
-    def __init__(self, workdir: Path, *, read_files: bool = True) -> None:
+    def __init__(self, workdir: Path, *, reads: str = "file") -> None:
         super().__init__(workdir)
-        self.read_files = read_files  # False: a client with no file tool (browser_snapshot)
+        self.reads = reads  # one of READS
         self.unread_link: Path | None = None
 
     def params(self) -> StdioServerParameters:
@@ -206,9 +217,11 @@ class Playwright(Side):
         url = self._URL.search(text)
         return url[1].split("?")[0] if url else None
 
-    async def read_page(self, run: Run) -> str:
-        if self.unread_link is None or not self.read_files:
-            return await super().read_page(run)
+    async def read_page(self, run: Run, wanted: str) -> str:
+        if self.reads == "find":  # the matching nodes and a few lines around them
+            return await run.call("browser_find", {"text": wanted})
+        if self.unread_link is None or self.reads == "snapshot":
+            return await super().read_page(run, wanted)
         path, self.unread_link = self.workdir / self.unread_link, None
         t0 = time.perf_counter()
         text = path.read_text(encoding="utf-8")
@@ -301,7 +314,7 @@ class Run:
         for text in reversed(self.read):
             if (ref := self.side.find(text, intent.role, intent.name)) is not None:
                 return ref
-        page = await self.side.read_page(self)
+        page = await self.side.read_page(self, intent.name)
         self.took(page)
         if (ref := self.side.find(page, intent.role, intent.name)) is not None:
             return ref
@@ -313,13 +326,16 @@ class Run:
             ref = await self.ref(intent)
             self.took(await self.call(TOOLS[intent.action], self.side.arguments(intent, ref)))
         after_save = self.read[-1]
-        if not all(value in after_save for value in CONFIRM):
-            after_save = await self.side.read_page(self)
-        if not all(value in after_save for value in CONFIRM):
-            raise TaskFailed(f"the page after Save does not show {CONFIRM}:\n{after_save[:1500]}")
+        for value in CONFIRM:
+            if value not in after_save:
+                after_save += "\n" + await self.side.read_page(self, value)
+            if value not in after_save:
+                raise TaskFailed(
+                    f"the page after Save does not show {value!r}:\n{after_save[:1500]}"
+                )
 
 
-async def run_side(make_side: Callable[[Path], Side], errlog: TextIO, want_schemas: bool) -> Tally:
+async def run_side(make_side: Callable[[Path], Side], errlog: TextIO) -> Tally:
     tally = Tally()
     with tempfile.TemporaryDirectory(prefix="pagesight-bench-mcp-") as tmp, OrbitApp.start() as app:
         side = make_side(Path(tmp))
@@ -333,12 +349,9 @@ async def run_side(make_side: Callable[[Path], Side], errlog: TextIO, want_schem
                 tally.startup_seconds = time.perf_counter() - t0
                 await Run(side, client, tally).task(app.url)
                 tally.seconds = time.perf_counter() - t0
-                if want_schemas:
-                    listing = await client.list_tools()
-                    schemas = [
-                        t.model_dump(by_alias=True, exclude_none=True) for t in listing.tools
-                    ]
-                    tally.schema_tokens = tokens.count(json.dumps(schemas))
+                listing = await client.list_tools()  # after the clock: not part of the task
+                schemas = [t.model_dump(by_alias=True, exclude_none=True) for t in listing.tools]
+                tally.schema_tokens = tokens.count(json.dumps(schemas))
         except Exception as exc:  # noqa: BLE001 - reported; the other server still runs
             tally.failure = describe(exc)
         rows = app.query("SELECT job_title, location FROM contacts WHERE name = 'Alice Chen'")
@@ -376,7 +389,7 @@ def install_playwright_mcp(allow_install: bool) -> str:
 
 
 def median(tallies: list[Tally], what: str) -> float:
-    if what in ("seconds", "startup_seconds"):
+    if what in ("seconds", "startup_seconds", "schema_tokens"):
         return float(statistics.median(getattr(t, what) for t in tallies))
     if what == "navigate_seconds":  # the first call: it starts the browser too
         return float(statistics.median(t.replies[0].ms / 1000 if t.replies else 0 for t in tallies))
@@ -399,12 +412,11 @@ def show(tally: Tally, label: str, lines: int) -> None:
             print(f"     | … {len(body) - lines} more lines")
 
 
-def print_table(sides: dict[str, list[Tally]], runs: int, file_reads: bool) -> None:
+def print_table(sides: dict[str, list[Tally]], runs: int, reads: str) -> None:
     print(
         f"the demo task on Orbit CRM over MCP (stdio, the SDK's client), {runs} runs each, medians"
     )
-    how = "reads the snapshot files" if file_reads else "calls browser_snapshot"
-    print(f"  (Playwright MCP links each action's snapshot in a file; its model {how})")
+    print(f"  (Playwright MCP links each action's snapshot in a file; its model {READS[reads]})")
     head = f"  {'':16}{'calls':>6}{'reads':>6}{'chars':>8}{'tokens':>8}{'images':>7}{'wall':>8}"
     print(head + f"{'startup':>9}{'1st nav':>9}  saved")
     for label, tallies in sides.items():
@@ -417,18 +429,23 @@ def print_table(sides: dict[str, list[Tally]], runs: int, file_reads: bool) -> N
             f"{median(tallies, 'navigate_seconds'):>8.2f}s  {saved}/{len(tallies)}"
         )
     for label, tallies in sides.items():
-        if schema := next((t.schema_tokens for t in tallies if t.schema_tokens), 0):
-            print(
-                f"  {label}: the tools' schemas (tools/list, sent with every model request): "
-                f"{schema} tokens"
-            )
+        print(
+            f"  {label}: tools' schemas (tools/list, in every model request) "
+            f"{median(tallies, 'schema_tokens'):.0f} tokens;\n"
+            f"    a model's input over the task, estimated: {median(tallies, 'context'):.0f} tokens"
+        )
     ours, peer = sides[Pagesight.label], sides[Playwright.label]
     if not all(t.saved for t in ours + peer):
         return
-    ratio = {w: median(ours, w) / median(peer, w) for w in ("tokens", "all calls", "seconds")}
-    print(f"  total tokens: {ratio['tokens']:.2f}x (target ≤ 0.5x)")
-    print(f"  tool calls (calls + reads): {ratio['all calls']:.2f}x (target ≤ 1.0x)")
-    print(f"  wall time: {ratio['seconds']:.2f}x")
+    ratio = {
+        w: median(ours, w) / median(peer, w) for w in ("tokens", "all calls", "seconds", "context")
+    }
+    print("  pagesight / Playwright MCP:")
+    print(f"    total tokens: {ratio['tokens']:.2f}x (target ≤ 0.5x)")
+    print(f"    tool calls (calls + reads): {ratio['all calls']:.2f}x (target ≤ 1.0x)")
+    print(f"    wall time: {ratio['seconds']:.2f}x")
+    print(f"    a model's input: {ratio['context']:.2f}x (every call is a request carrying the")
+    print("      schemas and all replies before it; no prompt, no model text counted)")
 
 
 async def main(options: argparse.Namespace) -> int:
@@ -438,7 +455,7 @@ async def main(options: argparse.Namespace) -> int:
         return 1
     makers: list[tuple[str, Callable[[Path], Side]]] = [
         (Pagesight.label, Pagesight),
-        (Playwright.label, functools.partial(Playwright, read_files=not options.no_file_reads)),
+        (Playwright.label, functools.partial(Playwright, reads=options.playwright_reads)),
     ]
     sides: dict[str, list[Tally]] = {label: [] for label, _ in makers}
     with tempfile.TemporaryDirectory(prefix="pagesight-bench-mcp-log-") as logs:
@@ -446,7 +463,7 @@ async def main(options: argparse.Namespace) -> int:
             for label, make_side in makers if i % 2 == 0 else makers[::-1]:  # in turns
                 log = Path(logs) / f"{len(sides[label])}-{label.replace(' ', '-')}.log"
                 with log.open("w", encoding="utf-8") as errlog:
-                    tally = await run_side(make_side, errlog, want_schemas=i == 0)
+                    tally = await run_side(make_side, errlog)
                 sides[label].append(tally)
                 if tally.failure:
                     stderr = log.read_text(encoding="utf-8").strip().splitlines()[-15:]
@@ -455,7 +472,7 @@ async def main(options: argparse.Namespace) -> int:
     if options.show:
         for label, tallies in sides.items():
             show(tallies[0], label, options.show)
-    print_table(sides, options.runs, file_reads=not options.no_file_reads)
+    print_table(sides, options.runs, reads=options.playwright_reads)
     return 0 if all(t.saved for tallies in sides.values() for t in tallies) else 1
 
 
@@ -473,10 +490,12 @@ if __name__ == "__main__":
     )
     parser.add_argument("--no-install", action="store_true", help="never run npm install")
     parser.add_argument(
-        "--no-file-reads",
-        action="store_true",
-        help="Playwright MCP's model reads the page with browser_snapshot, not the snapshot "
-        "file its actions link (a client with no file tool)",
+        "--playwright-reads",
+        choices=tuple(READS),
+        default="file",
+        help="how Playwright MCP's model reads the page: the snapshot file its action linked "
+        "(default), browser_snapshot (a client with no file tool), or browser_find for the "
+        "element's name (fewer tokens, a call for every element)",
     )
     options = parser.parse_args()
     if options.runs < 1:
