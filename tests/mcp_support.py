@@ -35,8 +35,15 @@ class McpClient:
     """The SDK's ``Client`` connected to ``target`` (stdio parameters or an HTTP URL), run on
     a thread with its own event loop; each call waits for its answer."""
 
-    def __init__(self, target: StdioServerParameters | str, *, errlog: TextIO | None = None):
+    def __init__(
+        self,
+        target: StdioServerParameters | str,
+        *,
+        errlog: TextIO | None = None,
+        legacy: bool = False,
+    ):
         self._target = target
+        self._mode: Any = "legacy" if legacy else "auto"  # legacy: the initialize handshake
         self._errlog = errlog
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
@@ -59,7 +66,7 @@ class McpClient:
         if isinstance(target, StdioServerParameters):
             target = stdio_client(target, errlog=self._errlog or sys.stderr)
         try:
-            async with Client(target) as client:
+            async with Client(target, mode=self._mode) as client:
                 self._client = client
                 self._ready.set()
                 await self._stop.wait()

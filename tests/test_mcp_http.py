@@ -89,7 +89,13 @@ def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer
     out = tmp_path_factory.mktemp("mcp-http")
     served = HttpServer("--output-dir", str(out))
     yield served
-    served.close()
+    running = _chromium_of(served.process.pid, missing_ok=True)
+    served.close()  # SIGTERM: the server closes the browser it launched before it exits
+    if running is not None:
+        deadline = time.monotonic() + 30
+        while not _gone(running) and time.monotonic() < deadline:  # readiness
+            time.sleep(0.05)
+        assert _gone(running), f"the server left its Chromium {running} running"
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +104,7 @@ def mcp(http_server: HttpServer) -> Iterator[McpClient]:
         yield client
 
 
-def _chromium_of(pid: int) -> int:
+def _chromium_of(pid: int, *, missing_ok: bool = False) -> int | None:
     """The Chromium the server process launched: its child running with a DevTools port."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
@@ -111,6 +117,8 @@ def _chromium_of(pid: int) -> int:
         parent = next(line for line in status.splitlines() if line.startswith("PPid:"))
         if int(parent.split()[1]) == pid and b"--remote-debugging-port=0" in cmdline:
             return int(entry.name)
+    if missing_ok:
+        return None
     raise AssertionError(f"the server {pid} has no Chromium")
 
 
@@ -137,6 +145,7 @@ def test_the_browser_killed_mid_session_then_navigate_starts_a_fresh_one(
     first = ok(mcp.call("browser_navigate", {"url": server.url("act-profile.html")}))
     assert "page now:" in first
     chromium = _chromium_of(http_server.process.pid)
+    assert chromium is not None
     os.kill(chromium, signal.SIGKILL)
     deadline = time.monotonic() + 30
     while not _gone(chromium) and time.monotonic() < deadline:  # readiness: the kill took
@@ -150,8 +159,21 @@ def test_the_browser_killed_mid_session_then_navigate_starts_a_fresh_one(
     again = ok(mcp.call("browser_navigate", {"url": server.url("act-profile.html")}))
     assert "page now:" in again and 'button "Save"' in again
     assert _chromium_of(http_server.process.pid) != chromium
-    closed = ok(mcp.call("browser_close"))
-    assert closed == "browser closed; the next call starts a fresh one"
+
+
+def test_each_http_session_has_a_browser_of_its_own(
+    http_server: HttpServer, server: StaticServer
+) -> None:
+    # The initialize handshake gives each client a session id of its own (Mcp-Session-Id).
+    with (
+        McpClient(http_server.url, legacy=True) as one,
+        McpClient(http_server.url, legacy=True) as two,
+    ):
+        ok(one.call("browser_navigate", {"url": server.url("act-profile.html")}))
+        other = ok(two.call("browser_snapshot"))
+        assert other.startswith('page "" about:blank'), other
+        ok(one.call("browser_close"))
+        ok(two.call("browser_close"))
 
 
 def test_a_request_with_a_foreign_origin_is_refused(http_server: HttpServer) -> None:

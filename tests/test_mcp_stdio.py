@@ -191,3 +191,15 @@ def test_bad_calls_are_typed_tool_errors(mcp: McpClient) -> None:
     assert bad.is_error and text(bad).startswith("error (invalid_arguments): click: ref: ")
     for result in (unknown, bad):
         assert "Traceback" not in text(result)
+
+
+def test_browser_close_then_the_next_call_starts_afresh(
+    mcp: McpClient, server: StaticServer, browser: Browser
+) -> None:
+    _open(mcp, server.url("act-links.html?close=1"))
+    closed = ok(mcp.call("browser_close"))
+    assert closed == "browser closed; the next call starts a fresh one"
+    # Attached: closing left the test's Chromium running, without the server's tab.
+    assert not [p for p in browser.pages if "close=1" in p.url]
+    again = ok(mcp.call("browser_snapshot"))
+    assert again.startswith('page "" about:blank')

@@ -26,7 +26,9 @@ def add_mcp_options(commands: argparse._SubParsersAction[Any]) -> None:
     )
     mcp.add_argument("--transport", choices=TRANSPORTS, default="stdio")
     mcp.add_argument("--host", default="127.0.0.1", help="http: the address to listen on")
-    mcp.add_argument("--port", type=int, default=8931, help="http: the port (0: a free one)")
+    mcp.add_argument(
+        "--port", type=int, default=8931, help="http: the port (default 8931; 0: a free one)"
+    )
     mcp.add_argument("--headed", action="store_true", help="show the browser window")
     mcp.add_argument("--cdp-url", default=None, help="attach to a running Chromium instead")
     mcp.add_argument(

@@ -12,7 +12,6 @@ and the server outlives the browser: when it dies the next call says so, and
 from __future__ import annotations
 
 import logging
-import sys
 from typing import Any
 
 from mcp.server import MCPServer
@@ -103,7 +102,6 @@ class PagesightMCP(MCPServer[Any]):
             return failure(_reason(exc), str(exc))
         except Exception as exc:  # a bug in pagesight: the traceback to the log, not the model
             log.exception("tool %s failed", name)
-            print(f"pagesight mcp: {name} failed: {type(exc).__name__}: {exc}", file=sys.stderr)
             return failure(
                 "internal_error",
                 f"{type(exc).__name__}: {exc}. This is a bug in pagesight; the page may be "

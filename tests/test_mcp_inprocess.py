@@ -1,12 +1,19 @@
-"""The MCP tool list is the registry's tools under Playwright MCP's names: a mapped tool the
-registry lacks is left out, and the coordinate tools are listed only with ``vision``."""
+"""The MCP server in process: the tool list is the registry's tools under Playwright MCP's
+names (a mapped tool the registry lacks is left out, the coordinate tools are listed only
+with ``vision``), and a tool that fails with a bug is a tool error the server outlives."""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
+from mcp_types import CallToolResult, TextContent
+
+from conftest import StaticServer
+from pagesight import Browser
 from pagesight.agent.registry import ToolRegistry
+from pagesight.agent.session import Session
+from pagesight.agent.tool import Tool
 from pagesight.mcp import BrowserOptions, PagesightMCP
 
 CLICK_XY = '''
@@ -45,3 +52,36 @@ def test_coordinate_tools_only_with_vision_and_missing_tools_skipped(tmp_path: P
     assert "browser_click" in with_vision and "browser_close" in with_vision
     without = _listed(trimmed, tmp_path, vision=False)
     assert set(with_vision) - set(without) == {"browser_mouse_click_xy"}
+
+
+async def broken_hover(session: Session, *, ref: int) -> str:
+    """Hover, with a bug in it.
+
+    Args:
+        ref: The element's id.
+    """
+    raise KeyError("a bug")
+
+
+def test_a_bug_in_a_tool_is_a_tool_error_and_the_server_goes_on(
+    tmp_path: Path, browser: Browser, server: StaticServer
+) -> None:
+    broken = Tool.from_function(broken_hover, name="hover")
+    registry = ToolRegistry([*(t for t in ToolRegistry.discover() if t.name != "hover"), broken])
+    options = BrowserOptions(output_dir=tmp_path, cdp_url=browser.cdp_url)
+    mcp = PagesightMCP(options, registry=registry)
+
+    async def calls() -> tuple[CallToolResult, CallToolResult]:
+        try:
+            failed = await mcp.call_tool("browser_hover", {"ref": 1})
+            after = await mcp.call_tool("browser_navigate", {"url": server.url("act-profile.html")})
+        finally:
+            await mcp.holders.close()
+        return failed, after
+
+    failed, after = asyncio.run(calls())
+    said = "".join(c.text for c in failed.content if isinstance(c, TextContent))
+    assert failed.is_error
+    assert said.startswith("error (internal_error): KeyError: 'a bug'. This is a bug in")
+    assert "Traceback" not in said
+    assert not after.is_error
