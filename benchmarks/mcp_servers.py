@@ -110,7 +110,6 @@ class Reply:
     chars: int
     tokens: int
     images: int
-    image_bytes: int
     ms: float
     error: bool
 
@@ -124,6 +123,7 @@ class Tally:
     startup_seconds: float = 0.0
     saved: bool = False
     failure: str = ""
+    raised: bool = False  # the failure is an exception (the server's stderr may say more)
     schema_tokens: int = 0
 
     def count(self, what: str) -> int:
@@ -283,7 +283,6 @@ class Run:
                 chars=sum(len(t) for t in texts),
                 tokens=sum(tokens.count(t) for t in texts),
                 images=len(images),
-                image_bytes=sum(len(i) * 3 // 4 for i in images),
                 ms=ms,
                 error=error,
             )
@@ -353,7 +352,7 @@ async def run_side(make_side: Callable[[Path], Side], errlog: TextIO) -> Tally:
                 schemas = [t.model_dump(by_alias=True, exclude_none=True) for t in listing.tools]
                 tally.schema_tokens = tokens.count(json.dumps(schemas))
         except Exception as exc:  # noqa: BLE001 - reported; the other server still runs
-            tally.failure = describe(exc)
+            tally.failure, tally.raised = describe(exc), True
         rows = app.query("SELECT job_title, location FROM contacts WHERE name = 'Alice Chen'")
     tally.saved = not tally.failure and rows == WANT
     if not tally.failure and rows != WANT:
@@ -466,8 +465,9 @@ async def main(options: argparse.Namespace) -> int:
                     tally = await run_side(make_side, errlog)
                 sides[label].append(tally)
                 if tally.failure:
-                    stderr = log.read_text(encoding="utf-8").strip().splitlines()[-15:]
                     print(f"{label}, run {i + 1}: {tally.failure}", file=sys.stderr)
+                if tally.raised:
+                    stderr = log.read_text(encoding="utf-8").strip().splitlines()[-15:]
                     print("\n".join(f"  server stderr: {line}" for line in stderr), file=sys.stderr)
     if options.show:
         for label, tallies in sides.items():
