@@ -26,7 +26,17 @@ def test_the_shipped_skill_teaches_driving_a_browser() -> None:
     skills = Skills.load()
     assert skills.names == ("browsing",)
     body = skills.get("browsing").body
-    for words in ("observe", "find_element", "batch", "no_op", "stale_id", "done"):
+    for words in (
+        "observe",
+        "find_element",
+        "batch",
+        "no_op",
+        "stale_id",
+        "done",
+        "fill_form",
+        "wait_for",
+        "handle_dialog",
+    ):
         assert words in body
     assert skills.catalog().startswith("- browsing: How to drive a web page with pagesight's tools")
 

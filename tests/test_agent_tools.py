@@ -20,7 +20,8 @@ from support import one
 BROWSER_TOOLS = {
     "page_perceive", "find_element", "observe", "click", "input", "select", "hover",
     "press_key", "scroll", "drag", "upload", "navigate", "back", "batch", "screenshot",
-    "tabs", "done", "load_skill", "wait_for_text",
+    "tabs", "done", "load_skill", "wait_for", "fill_form", "handle_dialog", "click_xy",
+    "hover_xy", "drag_xy",
 }  # fmt: skip
 
 

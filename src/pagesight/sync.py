@@ -226,6 +226,10 @@ class Page:
 
         self._loop.call(assign)
 
+    def answer_next_dialog(self, *, accept: bool, prompt_text: str | None = None) -> None:
+        """See :meth:`pagesight.aio.AsyncPage.answer_next_dialog`."""
+        self._loop.run(self._page.answer_next_dialog(accept=accept, prompt_text=prompt_text))
+
     def act(
         self,
         element_id: int | None,
@@ -267,6 +271,25 @@ class Page:
                 keys=keys,
                 wait=wait,
                 timeout=timeout,
+            )
+        )
+
+    def act_at(
+        self,
+        action: str,
+        x: float,
+        y: float,
+        *,
+        to: Sequence[float] | None = None,
+        count: int = 1,
+        button: str = "left",
+        wait: float = 5.0,
+        timeout: float = 10.0,
+    ) -> Effect:
+        """See :meth:`pagesight.aio.AsyncPage.act_at`."""
+        return self._loop.run(
+            self._page.act_at(
+                action, x, y, to=to, count=count, button=button, wait=wait, timeout=timeout
             )
         )
 

@@ -76,6 +76,9 @@ class PageEvents:
     dialogs: list[Dialog] = field(default_factory=list)
     downloads: list[PlaywrightDownload] = field(default_factory=list)
     popups: list[PlaywrightPage] = field(default_factory=list)
+    next_answer: tuple[bool, str | None] | None = None
+    """How the next dialog is answered, once, whatever the policy says: (accept, prompt text;
+    ``None`` for the policy's)."""
 
     def attach(self, page: PlaywrightPage) -> None:
         page.on("dialog", self._on_dialog)
@@ -110,11 +113,15 @@ class PageEvents:
     async def _on_dialog(self, dialog: PlaywrightDialog) -> None:
         policy = self.policy()
         accept = policy.answer(dialog.type) == "accept"
+        prompt_text: str | None = policy.prompt_text
+        if self.next_answer is not None:  # answered this way once, then the policy again
+            (accept, told), self.next_answer = self.next_answer, None
+            prompt_text = told if told is not None else prompt_text
         self.dialogs.append(Dialog(type=dialog.type, message=dialog.message, accepted=accept))
         # The page may close under the dialog (a beforeunload on close): nothing left to answer.
         with contextlib.suppress(PlaywrightError):
             if accept:
-                await dialog.accept(policy.prompt_text if dialog.type == "prompt" else None)
+                await dialog.accept(prompt_text if dialog.type == "prompt" else None)
             else:
                 await dialog.dismiss()
 

@@ -162,16 +162,10 @@ def _accepts(wanted: str, path: Path, kind: str) -> bool:
     return kind == wanted
 
 
-async def drag(
-    page: PlaywrightPage,
-    handle: ElementHandle,
-    start: tuple[float, float],
-    end: tuple[float, float],
-) -> Callable[[], Awaitable[Moved]]:
-    """Press at ``start``, move to ``end`` in steps, release; returns what measures, once the
-    page has settled, what moved."""
-    before = await handle.evaluate(helper("where"))
-    mouse = page.mouse
+async def press_move_release(
+    mouse: Mouse, start: tuple[float, float], end: tuple[float, float]
+) -> None:
+    """A drag's pointer input: press at ``start``, move to ``end`` in steps, release."""
     (x0, y0), (x1, y1) = start, end
     await mouse.move(x0, y0)
     await mouse.down()
@@ -181,6 +175,18 @@ async def drag(
     await mouse.move(x1, y1, steps=DRAG_STEPS)
     await mouse.move(x1, y1)  # one more over the target: a drop zone's last dragover
     await mouse.up()
+
+
+async def drag(
+    page: PlaywrightPage,
+    handle: ElementHandle,
+    start: tuple[float, float],
+    end: tuple[float, float],
+) -> Callable[[], Awaitable[Moved]]:
+    """Press at ``start``, move to ``end`` in steps, release; returns what measures, once the
+    page has settled, what moved."""
+    before = await handle.evaluate(helper("where"))
+    await press_move_release(page.mouse, start, end)
 
     async def moved() -> Moved:
         try:

@@ -143,7 +143,7 @@ def check_args(
         raise InvalidOption("text", f"{action} needs text=, the string to type")
     if keys is not None and (action not in ("input", "input_submit") or not isinstance(keys, bool)):
         raise InvalidOption("keys", "keys= (True or False) goes with input and input_submit")
-    _check_click(action, hold=hold, count=count, button=button)
+    check_click(action, hold=hold, count=count, button=button)
     paths = _check_files(action, files)
     shift = _check_drag(action, element_id, to=to, by=by)
     if action == "press_key":
@@ -186,7 +186,7 @@ def _number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _check_click(action: str, *, hold: float | None, count: int, button: str) -> None:
+def check_click(action: str, *, hold: float | None, count: int, button: str) -> None:
     defaults = (("hold", hold, None), ("count", count, 1), ("button", button, "left"))
     given = [name for name, value, default in defaults if value != default]
     if given and action != "click":

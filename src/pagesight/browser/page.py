@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
-from collections.abc import Awaitable, Callable, Collection, Coroutine, Iterable, Sequence
+from collections.abc import Collection, Coroutine, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -14,15 +13,14 @@ from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
-from pagesight.act import gestures, looks
+from pagesight.act import looks
 from pagesight.act.batch import BatchResult, parse_steps, run_batch
-from pagesight.act.effect import Effect, NewTab, Seen, classify
+from pagesight.act.coordinates import check_point_action
+from pagesight.act.effect import Effect
 from pagesight.act.events import (
     DOWNLOAD_TIMEOUT_S,
     DialogPolicy,
-    Mark,
     PageEvents,
-    save_downloads,
 )
 from pagesight.act.perform import (
     POINTER_ACTIONS,
@@ -37,10 +35,10 @@ from pagesight.act.perform import (
 )
 from pagesight.act.pointer import look, look_in_place, to_top
 from pagesight.act.resolve import Resolver
-from pagesight.act.settle import document_token, settle
 from pagesight.browser.cdp import CdpSession, translate
 from pagesight.browser.navigation import goto, normalise_url
 from pagesight.browser.readiness import NetworkWatch, wait_ready
+from pagesight.browser.runner import ActionRunner, guarded
 from pagesight.errors import (
     ActionError,
     BrowserClosed,
@@ -67,8 +65,7 @@ from pagesight.observe.observation import (
     check_times,
 )
 from pagesight.observe.tree import build
-from pagesight.vision.diff import diff_screens, inside
-from pagesight.vision.screen import VISION_ACTIONS, Capture, Screen, VisionTarget
+from pagesight.vision.screen import Capture, Screen
 
 if TYPE_CHECKING:
     from pagesight.browser.browser import AsyncBrowser
@@ -96,8 +93,20 @@ class AsyncPage:
         self._events.attach(page)
         self._resolver = Resolver(page, browser.ids)
         self._screen = Screen(page, browser.ids, self._session)
+        self._runner = ActionRunner(
+            browser=browser,
+            page=page,
+            network=self._network,
+            events=self._events,
+            screen=self._screen,
+            walk=self._walk,
+            ready=self._ready,
+            target_id=self._target_id,
+            context_id=self._context_id,
+        )
         self._dom_empty = 0  # DOM observations in a row with nothing to act on by name
         self._dom_empty_doc: str | None = None  # ... of this document
+        self._on_screen = False  # the page was last read off the screen (a vision reading)
         self._crashed = False
         self._gone = asyncio.Event()  # set when the renderer crashes or the page closes
         self._unresponsive = False  # a walk timed out: its renderer may never answer again
@@ -128,6 +137,17 @@ class AsyncPage:
         if not isinstance(policy, DialogPolicy):
             raise InvalidOption("dialogs", f"dialogs takes a DialogPolicy, not {policy!r}")
         self._dialogs = policy
+
+    async def answer_next_dialog(self, *, accept: bool, prompt_text: str | None = None) -> None:
+        """Answer the next JavaScript dialog of this tab so (``accept``; an accepted
+        ``prompt()`` returns ``prompt_text``, by default the policy's), once: the dialogs
+        after it are answered by :attr:`dialogs` again. Dialogs are answered the moment they
+        open, so call this before the action that opens one."""
+        if not isinstance(accept, bool):
+            raise InvalidOption("accept", f"accept must be True or False, not {accept!r}")
+        if prompt_text is not None and not isinstance(prompt_text, str):
+            raise InvalidOption("prompt_text", f"prompt_text must be a str, not {prompt_text!r}")
+        self._events.next_answer = (accept, prompt_text)
 
     @property
     def playwright(self) -> PlaywrightPage:
@@ -230,6 +250,7 @@ class AsyncPage:
             obs = replace(obs, changes=changes)
         if max_tokens is not None:
             obs = fit_tokens(obs, max_tokens)
+        self._on_screen = obs.mode == "vision"
         return obs
 
     async def _read(
@@ -459,6 +480,47 @@ class AsyncPage:
         # A download started by the action is waited for too (see save_downloads).
         return await self._guarded(work, wait + 2 * timeout + _SLACK_S + DOWNLOAD_TIMEOUT_S)
 
+    async def act_at(
+        self,
+        action: str,
+        x: float,
+        y: float,
+        *,
+        to: Sequence[float] | None = None,
+        count: int = 1,
+        button: str = "left",
+        wait: float = 5.0,
+        timeout: float = 10.0,
+    ) -> Effect:
+        """Act at a point of the viewport, not on an element: ``click`` (``count``,
+        ``button``), ``hover``, or ``drag`` (pressed at ``x, y``, released at ``to=(x, y)``),
+        for what a screenshot shows but the DOM does not name (a canvas, a chart).
+
+        Points are CSS pixels from the viewport's top left corner, as element bounds are (a
+        screenshot at a ``devicePixelRatio`` of 2 has twice as many pixels: divide by it). A
+        point outside the viewport raises :class:`~pagesight.errors.InvalidOption` naming its
+        size. The action waits for readiness and settles like :meth:`act`, and the
+        :class:`Effect` says what changed; its ``element_id`` is the element of the
+        observation whose box holds the point (the smallest), ``None`` over none. On a page
+        last read off the screen (``obs.mode == "vision"``), the Effect also says what changed
+        on screen (``screen_change``) and its observation is read off the screen again.
+        """
+        kind, point, end, args = check_point_action(
+            action, (x, y), tuple(to) if to is not None else None, count=count, button=button
+        )
+        check_times(wait=wait, timeout=timeout)
+
+        # On a page read off the screen (a canvas app), what changed on screen is what tells:
+        # screenshots before and after, and the page after read off the screen again.
+        screen = self._on_screen
+        work = self._runner.run_at(
+            kind, point, end, args, wait=wait, timeout=timeout, screen=screen
+        )
+        allowed = wait + 2 * timeout + _SLACK_S + DOWNLOAD_TIMEOUT_S + (_OCR_S if screen else 0)
+        effect = await self._guarded(work, allowed)
+        self._on_screen = effect.observation.mode == "vision"
+        return effect
+
     async def navigate(self, url: str, *, wait: float = 5.0, timeout: float = 30.0) -> Effect:
         """Load ``url`` (a URL or a local file path) in this tab; the Effect says where it
         landed and whether the new document became ready within ``wait`` seconds."""
@@ -468,7 +530,7 @@ class AsyncPage:
         async def load() -> None:
             await goto(self._page, target, wait_until="commit", timeout=timeout)
 
-        work = self._run("navigate", None, load, wait=0.0, timeout=wait)
+        work = self._runner.run("navigate", None, load, wait=0.0, timeout=wait)
         return await self._guarded(work, wait + timeout + _SLACK_S)
 
     async def back(self, *, wait: float = 5.0, timeout: float = 30.0) -> Effect:
@@ -479,7 +541,7 @@ class AsyncPage:
             with translate("going back"):
                 await self._page.go_back(wait_until="commit", timeout=timeout * 1000)
 
-        work = self._run("back", None, go_back, wait=0.0, timeout=wait)
+        work = self._runner.run("back", None, go_back, wait=0.0, timeout=wait)
         return await self._guarded(work, wait + timeout + _SLACK_S)
 
     async def batch(self, steps: Iterable[Sequence[Any]]) -> BatchResult:
@@ -506,7 +568,7 @@ class AsyncPage:
         await self._ready(wait, once_per_document=True, answer_within=timeout)
         spot = self._screen.target(element_id) if element_id is not None else None
         if spot is not None and element_id is not None:
-            return await self._act_on_screen(element_id, spot, action, args, timeout=timeout)
+            return await self._runner.run_on_screen(element_id, spot, action, args, timeout=timeout)
         if element_id is None:
 
             async def keys_or_scroll() -> Performed:
@@ -521,7 +583,7 @@ class AsyncPage:
                         element_id=None,
                     )
 
-            return await self._run(action, None, keys_or_scroll, timeout=timeout)
+            return await self._runner.run(action, None, keys_or_scroll, timeout=timeout)
         handle = await self._resolver.element(element_id)
         # A drag's drop target is resolved (and checked, below) like the element itself.
         drop = await self._resolver.element(args.to) if args.to is not None else None
@@ -609,7 +671,7 @@ class AsyncPage:
                 return ()
             return await looks.changed(handle, describe(element_id, element))
 
-        return await self._run(
+        return await self._runner.run(
             action,
             element_id,
             do,
@@ -619,196 +681,16 @@ class AsyncPage:
             unowned_tabs=action == "click" and args.button == "middle",
         )
 
-    async def _act_on_screen(
-        self, element_id: int, spot: VisionTarget, action: str, args: Args, *, timeout: float
-    ) -> Effect:
-        """An action on something read off the screenshot: trusted input at the centre of its
-        box; the Effect adds what changed on screen to what the DOM side saw."""
-        if action not in VISION_ACTIONS:
-            raise ActionError(
-                "unsupported_action",
-                f"[{element_id}] was read off the screen; it takes {', '.join(VISION_ACTIONS)}",
-                element_id=element_id,
-                actions=VISION_ACTIONS,
-            )
-        if spot.document is not None and await document_token(self._page) != spot.document:
-            raise StaleElement(
-                f"[{element_id}] was read off an earlier page; observe again",
-                element_id=element_id,
-            )
-        if action == "scroll" and args.direction is None:
-            raise InvalidOption(
-                "direction",
-                f"[{element_id}] was read off the screen, which is already in view: give "
-                "direction= (up, down, left, right) to scroll what is under it",
-            )
-        x, y = spot.centre(await self._screen.scroll())  # the page may have scrolled since
-        keyboard = self._page.keyboard
-
-        async def do() -> Performed | None:
-            if action == "scroll" and args.direction is not None:
-                moved = await self._screen.scroll_at((x, y), args.direction, args.pixels)
-                return Performed(scrolled=moved)
-            with translate(action):
-                if action == "hover":
-                    await self._page.mouse.move(x, y)
-                    return None
-                if action == "click":
-                    await gestures.click(self._page.mouse, x, y, args)
-                    return None
-                await self._page.mouse.click(x, y)  # input and keys go where a click puts focus
-                if action in ("input", "input_submit") and args.text is not None:
-                    await keyboard.type(args.text)  # key by key: a canvas app listens for keys
-                if action == "press_key" and args.key is not None:
-                    await keyboard.press(args.key)
-            return None
-
-        middle = action == "click" and args.button == "middle"
-        return await self._run(
-            action, element_id, do, timeout=timeout, screen=True, unowned_tabs=middle
-        )
-
-    async def _run(
-        self,
-        action: str,
-        element_id: int | None,
-        do: Callable[[], Awaitable[Performed | None]],
-        *,
-        wait: float = 0.0,
-        timeout: float,
-        check: Callable[[Observation], None] | None = None,
-        screen: bool = False,
-        restyled: Callable[[], Awaitable[tuple[str, ...]]] | None = None,
-        unowned_tabs: bool = False,
-    ) -> Effect:
-        """Observe, do, settle, observe again, and name the difference: the one way every
-        action (and navigate, back) is run and reported. With ``screen``, screenshots before
-        and after say what changed on screen too; ``restyled`` says which elements near the
-        one acted on look different after it. With ``unowned_tabs`` (a middle click), tabs
-        opened meanwhile without an opener count as this tab's: a link opened in a new tab
-        has none."""
-        started = time.monotonic()
-        if wait:
-            await self._ready(wait, once_per_document=True, answer_within=timeout)
-        before, doc_before, invalid_before = await self._walk()
-        if check is not None:
-            check(before)
-        shot = await self._screen.shot() if screen else None
-        with translate("claiming the download folder"):
-            await self._browser.artifacts.claim()  # another client may have moved it
-        mark = self._events.mark()
-        url_before = self._page.url
-        target_id = await self._target_id()
-        context_id = await self._context_id() if unowned_tabs else None
-        opened = self._browser.openings.by(target_id, context_id)
-        since = time.monotonic()
-        with self._events.tabs_without_opener(self._page, catch=context_id is not None):
-            done = await do() or Performed()
-            settled = await settle(
-                self._page,
-                self._network,
-                since=since,
-                done=time.monotonic(),
-                document=doc_before,
-                timeout=timeout,
-            )
-            tabs = self._browser.openings.by(target_id, context_id) - opened
-            seen = await self._seen(mark, done.scrolled, tabs=tabs, deadline=since + timeout)
-        moved = await done.moved() if done.moved is not None else None
-        seen = replace(seen, files=done.files, moved=moved, errors=done.errors)
-        if restyled is not None:
-            seen = replace(seen, restyled=await restyled())
-        now, moving = await self._screen.settled_shot() if shot is not None else (None, None)
-        if shot is not None and now is not None:
-            change = await asyncio.to_thread(diff_screens, shot.png, now.png, scale=now.scale)
-            if change is not None and moving is not None and inside(change, moving):
-                change = None  # only what animates on its own (a spinner) changed
-            seen = replace(seen, screen=change)
-        after, doc_after, invalid_after = await self._walk()
-        # Only what may submit a form: a page checking its form as the person types
-        # (checkValidity on input) fires invalid events too, with nothing stopped.
-        submits = action in ("click", "press_key", "input_submit")
-        if submits and doc_after == doc_before and invalid_after > invalid_before:
-            seen = replace(seen, validation_stopped=True)
-        changes = passes.diff(
-            before.elements, after.elements, same_document=doc_after == doc_before
-        )
-        after = replace(after, ready=settled.ready and after.ready, changes=changes)
-        effect = classify(
-            action=action,
-            element_id=element_id,
-            before=before,
-            after=after,
-            changes=changes,
-            seen=seen,
-            url_before=url_before,
-            ready=settled.ready,
-            elapsed=time.monotonic() - started,
-        )
-        if now is None:
-            return effect
-        # Acted on what was read off the screen: the page after it is read the same way.
-        seen_after = await self._screen.observe(
-            url=after.url,
-            title=after.title,
-            ready=settled.ready,
-            document=doc_after,
-            ocr=self._browser.ocr,
-            captioner=self._browser.vision_model,
-            shot=now,
-        )
-        return replace(effect, observation=seen_after)
-
-    async def _seen(
-        self, mark: Mark, scrolled: tuple[int, int] | None, *, tabs: int, deadline: float
-    ) -> Seen:
-        """The dialogs, downloads and the ``tabs`` new tabs that arrived since ``mark``."""
-        events = self._events
-        while len(events.popups) - mark.popups < tabs and time.monotonic() < deadline:
-            await asyncio.sleep(0.025)  # Playwright announces a tab once its page commits
-        timeout = max(deadline - time.monotonic(), 0.1)
-        downloads = await save_downloads(
-            events.downloads[mark.downloads :], self._browser.downloads
-        )
-        new_tabs = []
-        for popup in events.popups[mark.popups :]:
-            # A new tab's first document commits a moment after the tab appears.
-            with contextlib.suppress(PlaywrightError):
-                await popup.wait_for_load_state("domcontentloaded", timeout=timeout * 1000)
-            await self._browser.fit(popup)  # its page has the viewport before it is handed out
-            new_tabs.append(NewTab(id=self._browser.wrap(popup).id, url=popup.url))
-        return Seen(
-            new_tabs=tuple(new_tabs),
-            downloads=downloads,
-            dialogs=tuple(events.dialogs[mark.dialogs :]),
-            scrolled=scrolled,
-        )
-
     async def _guarded(self, work: Coroutine[Any, Any, T], timeout: float) -> T:
         """Run ``work`` on the page, but never longer than ``timeout`` seconds nor past a
-        crash: a renderer that crashes or hangs never answers, so the crash event or the
-        timeout ends the wait."""
-        task = asyncio.ensure_future(work)
-        # If we stop waiting (timeout, crash, or our caller is cancelled), the task's own
-        # ending is of no interest: take its outcome so asyncio does not report it.
-        task.add_done_callback(lambda t: t.cancelled() or t.exception())
-        gone = asyncio.ensure_future(self._gone.wait())
+        crash (see :func:`~pagesight.browser.runner.guarded`)."""
         try:
-            await asyncio.wait({task, gone}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            gone.cancel()
-            finished = task.done()
-            if not finished:
-                task.cancel()
-        if finished:
-            return task.result()
-        failure = self._gone_error()
-        if failure is not None:
-            raise failure
-        self._unresponsive = True
-        raise PageUnresponsive(
-            f"{self.url} did not answer within {timeout:g} s; a script may be keeping it busy"
-        )
+            return await guarded(
+                work, timeout, gone=self._gone, failure=self._gone_error, url=self.url
+            )
+        except PageUnresponsive:
+            self._unresponsive = True  # its renderer may never answer a detach either
+            raise
 
     def _gone_error(self) -> BrowserClosed | PageCrashed | None:
         """What to raise for a tab that is no more (crashed, closed, or its browser closed)."""

@@ -19,7 +19,7 @@ changed nothing (``no_op``) stops the run (``no_effect``), as does an action tha
 a page its round had changed: its target is resolved again on the new page, once; and a
 click followed by ``wait for`` may change nothing at once (the wait checks it). Then the
 checks: ``expect`` looks at the observation the planner is shown (free: no round), and so
-does ``wait for`` when the text is there already; when it is not, the ``wait_for_text`` tool
+does ``wait for`` when the text is there already; when it is not, the ``wait_for`` tool
 polls the page (its own round). A failed check stops the run (``expect_failed``), a target
 nothing matches or two match too closely to tell apart stops it too (``target_not_found``,
 ``target_ambiguous``), each with a message naming the line, what was expected, what was seen
@@ -277,7 +277,7 @@ class StepsPlanner:
 
     def _wait(self, step: Step) -> _Planned:
         action = Action(
-            tool="wait_for_text", arguments={"text": step.value, "timeout": self._wait_timeout}
+            tool="wait_for", arguments={"text": step.value, "timeout": self._wait_timeout}
         )
         record = {"line": step.line, "step": step.text, "kind": step.kind}
         planned = _Planned(index=self._cursor, step=step, action=action, record=record)
@@ -333,9 +333,7 @@ class StepsPlanner:
         if call.tool != "batch":
             planned = issued[0]
             if call.error is not None:
-                reason: PlannerStop = (
-                    "expect_failed" if call.tool == "wait_for_text" else "step_failed"
-                )
+                reason: PlannerStop = "expect_failed" if call.tool == "wait_for" else "step_failed"
                 message = f"line {planned.step.line}: {planned.step.text}: {call.error.message}"
                 if planned.step.kind == "wait_for":
                     message += "; the page shows: " + _closest_texts(

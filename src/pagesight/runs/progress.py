@@ -46,7 +46,7 @@ def progress_lines(record: StepRecord) -> list[ProgressLine]:
             ok=bool(check.get("ok")),
         )
         for check in raw.get("checks", ())
-        if check.get("ok") or check["kind"] != "wait_for"  # else its wait_for_text line follows
+        if check.get("ok") or check["kind"] != "wait_for"  # else its wait_for line follows
     ]
     outcomes = _outcomes(record)
     for i, step in enumerate(raw.get("steps", ())):

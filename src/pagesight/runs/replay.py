@@ -8,7 +8,8 @@ planner's own words when those alone do not find it) with the selector it had as
 its element is found again by its words, and the replay says which steps healed.
 
 Actions the language has no step for (a double or right click, a scroll by a screen, going
-back) are written as comments, so the file still says what the run did. Navigations to the
+back, a point of the viewport, a form filled in one call, a dialog's answer) are written as
+comments, so the file still says what the run did. Navigations to the
 run's own origin are written as paths, so a replay may start the same app on another port.
 """
 
@@ -101,10 +102,28 @@ def _action_line(
         return format_step(Step(kind="go_to", value=_relative(args["url"], origin)))
     if tool == "press_key":
         return format_step(Step(kind="press", value=args["key"], target=x))
-    if tool == "wait_for_text":
-        return format_step(Step(kind="wait_for", value=args["text"]))
+    if tool in ("wait_for", "wait_for_text"):  # wait_for_text: its name in older runs
+        if args.get("text"):
+            return format_step(Step(kind="wait_for", value=args["text"]))
+        gone = args.get("text_gone")
+        # The steps language waits only for a text to show.
+        return f"# waited for {gone!r} to go" if gone else "# waited for the page to be ready"
     if tool == "back":
         return "# went back (the steps language has no step for it)"
+    if tool == "fill_form":  # its fields' elements are not in the record's targets
+        refs = ", ".join(f"[{f.get('ref')}]" for f in args.get("fields", ()))
+        return f"# filled the fields {refs} in one round (write a step for each to replay it)"
+    if tool in ("click_xy", "hover_xy"):
+        return f"# {tool.removesuffix('_xy')} at {args['x']:g}, {args['y']:g} (no element to name)"
+    if tool == "drag_xy":
+        start, end = (
+            f"{args['start_x']:g}, {args['start_y']:g}",
+            f"{args['end_x']:g}, {args['end_y']:g}",
+        )
+        return f"# drag from {start} to {end} (no element to name)"
+    if tool == "handle_dialog":
+        answer = "accept" if args.get("accept") else "dismiss"
+        return f"# {answer} the next dialog (the steps language has no step for it)"
     if x is None:
         return None  # not a page action (observe, find_element, screenshot, tabs, …)
     if tool == "click":

@@ -1,0 +1,34 @@
+"""What the tools that act at a point of the viewport share (``click_xy``, ``hover_xy``,
+``drag_xy``): the page's ``act_at``, reported as every page step is, by its Effect."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pagesight.agent.registry import reason_of
+from pagesight.agent.session import Session
+from pagesight.agent.tool import ToolResult
+from pagesight.errors import InputError
+
+
+async def act_at(
+    session: Session,
+    action: str,
+    x: float,
+    y: float,
+    *,
+    to: Sequence[float] | None = None,
+    count: int = 1,
+    button: str = "left",
+) -> ToolResult:
+    try:
+        effect = await session.page.act_at(action, x, y, to=to, count=count, button=button)
+    except InputError as exc:  # a point outside the viewport, a bad option
+        return ToolResult.failure(reason_of(exc), session.secrets.mask(str(exc)))
+    session.latest = effect.observation
+    return ToolResult(
+        text=effect.text(),
+        value=effect.to_dict(),
+        observation=effect.observation,
+        effect=effect,
+    )

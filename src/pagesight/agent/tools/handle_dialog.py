@@ -1,0 +1,29 @@
+from __future__ import annotations
+
+from pagesight.agent.session import Session
+from pagesight.agent.tool import ToolResult
+
+
+async def handle_dialog(
+    session: Session, *, accept: bool, prompt_text: str | None = None
+) -> ToolResult:
+    """Say how to answer the next JavaScript dialog (alert, confirm, prompt) of this tab.
+    Dialogs are answered the moment they open (by default confirms and prompts are
+    dismissed), and an action's effect names the dialog it opened and its answer (dialog confirm
+    "Delete?": dismissed); to answer it otherwise, call this, then repeat that action. It
+    applies to one dialog; the next ones get the default answer again.
+
+    Args:
+        accept: True to accept (OK), false to dismiss (Cancel).
+        prompt_text: What to type into a prompt() dialog before accepting it.
+    """
+    await session.page.answer_next_dialog(
+        accept=accept, prompt_text=session.secrets.fill(prompt_text)
+    )
+    answer = "accepted" if accept else "dismissed"
+    typed = f" with {prompt_text!r}" if accept and prompt_text is not None else ""
+    return ToolResult(
+        text=f"the next dialog of this tab will be {answer}{typed}; now repeat the action "
+        "that opens it",
+        value={"accept": accept, "prompt_text": prompt_text},
+    )

@@ -1,0 +1,184 @@
+"""Actions at a point of the viewport (``page.act_at``): CSS pixels as element bounds give
+them, through the same runner as every action (readiness, settling, an Effect), and refused
+outside the viewport before anything is done."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conftest import StaticServer
+from pagesight import Browser, InvalidOption
+from pagesight.observe.observation import Element
+from support import one
+from vision_support import app_state, open_canvas
+
+
+def _centre(el: Element) -> tuple[float, float]:
+    assert el.bounds is not None
+    x, y, w, h = el.bounds
+    return x + w / 2, y + h / 2
+
+
+def _open(browser: Browser, server: StaticServer) -> Any:
+    return browser.open(server.url("act-xy.html"))
+
+
+def test_a_click_at_a_buttons_centre_reports_what_it_added(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = _open(browser, server)
+    try:
+        obs = page.observe(include={"bounds"})
+        add = one(obs, "Add note", "button")
+        x, y = _centre(add)
+        eff = page.act_at("click", x, y)
+        # The button there is named as the one clicked (so its focus is no news).
+        assert eff.kinds == ("dom_change",)
+        assert eff.element_id == add.id
+        lines = eff.text().splitlines()
+        assert lines[0] == f"click [{add.id}] -> dom_change"
+        assert lines[1:] == [
+            "  elements: 1 added, 0 removed, 0 changed",
+            f'  + [{one(eff.observation, "Note 1").id}] button "Note 1"',
+        ]
+        assert one(eff.observation, "Note 1", "button")  # the observation after it
+        assert page.playwright.evaluate("document.querySelectorAll('#notes li').length") == 1
+        # A double click is two clicks.
+        page.act_at("click", x, y, count=2)
+        assert page.playwright.evaluate("document.querySelectorAll('#notes li').length") == 3
+    finally:
+        page.close()
+
+
+def test_a_hover_at_a_point_opens_its_menu(browser: Browser, server: StaticServer) -> None:
+    page = _open(browser, server)
+    try:
+        obs = page.observe(include={"bounds"})
+        assert not [e for e in obs.elements if e.name == "Export"]
+        more = one(obs, "More", "button")
+        eff = page.act_at("hover", *_centre(more))
+        assert eff.kinds == ("dom_change",)
+        lines = eff.text().splitlines()
+        assert lines[2:] == [
+            f'  + [{one(eff.observation, "Export").id}] link "Export"',
+            f'  + [{one(eff.observation, "Print").id}] link "Print"',
+        ]
+        assert page.playwright.evaluate("document.getElementById('more-items').hidden") is False
+    finally:
+        page.close()
+
+
+def test_a_drag_between_points_moves_a_slider_and_a_card(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = _open(browser, server)
+    try:
+        obs = page.observe(include={"bounds"})
+        slider = one(obs, "Volume", "slider")
+        x, y = _centre(slider)
+        eff = page.act_at("drag", x, y, to=(x + 120, y))  # the track is 300 px: +40
+        assert eff.kinds == ("dom_change", "value_change")  # the label's text changed too
+        assert eff.element_id == slider.id
+        assert f'  value [{slider.id}] slider "Volume": "20" -> "60"' in eff.text().splitlines()
+        assert page.playwright.evaluate("thumb.getAttribute('aria-valuenow')") == "60"
+
+        card = one(obs, "Fix login bug")
+        column = page.playwright.evaluate(
+            "(() => { const r = document.getElementById('done').getBoundingClientRect();"
+            " return [r.left + r.width / 2, r.top + r.height / 2]; })()"
+        )
+        moved = page.act_at("drag", *_centre(card), to=tuple(column))
+        # Measured as a drag of the card element is: it went into the other column.
+        assert moved.kinds == ("dom_change",)
+        assert moved.element_id == card.id
+        assert moved.text().endswith(
+            'from <section id="todo" class="column"> "To do" into '
+            '<section id="done" class="column"> "Done"'
+        )
+        assert page.playwright.evaluate("document.getElementById('card').parentElement.id") == (
+            "done"
+        )
+    finally:
+        page.close()
+
+
+def test_a_point_outside_the_viewport_is_refused_naming_its_size(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = _open(browser, server)
+    try:
+        width, height = page.playwright.evaluate("[innerWidth, innerHeight]")
+        before = page.playwright.evaluate("document.body.innerHTML")
+        with pytest.raises(InvalidOption) as refused:
+            page.act_at("click", width + 10, 20)
+        assert refused.value.option == "x, y"
+        assert str(refused.value) == (
+            f"({width + 10}, 20) is outside the viewport ({width}x{height} CSS px); give a "
+            "point in view, or scroll first"
+        )
+        with pytest.raises(InvalidOption) as below:
+            page.act_at("drag", 10, 10, to=(10, height))
+        assert below.value.option == "to"
+        assert page.playwright.evaluate("document.body.innerHTML") == before  # nothing done
+        # Bad arguments are refused before the page is touched.
+        with pytest.raises(InvalidOption) as no_end:
+            page.act_at("drag", 10, 10)
+        assert no_end.value.option == "to"
+        with pytest.raises(InvalidOption) as unknown:
+            page.act_at("input", 10, 10)
+        assert unknown.value.option == "action"
+        with pytest.raises(InvalidOption) as nan:
+            page.act_at("click", float("nan"), 10)
+        assert nan.value.option == "x, y"
+    finally:
+        page.close()
+
+
+def test_points_stay_css_pixels_at_a_device_pixel_ratio_of_two(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = _open(browser, server)
+    cdp = page.playwright.context.new_cdp_session(page.playwright)
+    try:
+        width, height = page.playwright.evaluate("[innerWidth, innerHeight]")
+        cdp.send(
+            "Emulation.setDeviceMetricsOverride",
+            {"width": width, "height": height, "deviceScaleFactor": 2, "mobile": False},
+        )
+        assert page.playwright.evaluate("devicePixelRatio") == 2
+        obs = page.observe(include={"bounds"})
+        eff = page.act_at("click", *_centre(one(obs, "Add note", "button")))
+        assert eff.kinds == ("dom_change",)
+        assert page.playwright.evaluate("document.querySelectorAll('#notes li').length") == 1
+        with pytest.raises(InvalidOption) as refused:
+            page.act_at("hover", width * 2 - 10, 10)  # a screenshot's pixel, not divided
+        assert f"({width}x{height} CSS px; a screenshot of it is {width * 2}x{height * 2} px: " in (
+            str(refused.value)
+        )
+        assert "divide its pixels by 2)" in str(refused.value)
+    finally:
+        cdp.send("Emulation.clearDeviceMetricsOverride")
+        cdp.detach()
+        page.close()
+
+
+def test_a_point_on_a_page_read_off_the_screen_says_what_changed_on_screen(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = open_canvas(browser, server)  # buttons painted on a <canvas>: no DOM to name them
+    try:
+        obs = page.observe(mode="vision")
+        save = next(el for el in obs.elements if el.name == "保存")
+        eff = page.act_at("click", *_centre(save))
+        assert app_state(page.playwright)["lastAction"] == "保存"
+        assert "screen_change" in eff.kinds, eff.text()
+        assert eff.screen is not None and 0 < eff.screen.share < 0.2
+        # The page after it is read off the screen again: the app's new status line.
+        assert eff.observation.mode == "vision"
+        assert any(el.name == "Last action: 保存" for el in eff.observation.elements), (
+            eff.observation.text()
+        )
+    finally:
+        page.close()
