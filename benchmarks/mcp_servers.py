@@ -4,6 +4,7 @@ type-checked with benchmarks/ as a source root, that file would shadow the SDK, 
 
     .venv/bin/python benchmarks/mcp_servers.py [--runs N] [--show [LINES]] [--no-install]
                                                [--playwright-reads file|snapshot|find]
+                                               [--fill-form]
 
 In one run, each time on a fresh Orbit CRM (the bundled app, SQLite, 127.0.0.1), in turns:
 
@@ -95,6 +96,7 @@ SCRIPT = (
     Intent(action="click", role="button", name="Save"),
 )
 CONFIRM = (TITLE, CITY)
+FORM = (SCRIPT[3], SCRIPT[4])  # --fill-form: title and location in one browser_fill_form
 TOOLS = {"type": "browser_type", "click": "browser_click", "select": "browser_select_option"}
 READS = {
     "file": "reads the snapshot files",
@@ -172,6 +174,10 @@ class Side:
             args["values"] = [intent.value]
         return args
 
+    def form_field(self, intent: Intent, ref: str | int) -> dict[str, Any]:
+        """One field of browser_fill_form."""
+        return {self.ref_name: ref, "value": intent.value, "element": intent.name}
+
     async def read_page(self, run: Run, wanted: str) -> str:
         """Read the page when nothing read so far has ``wanted`` (a name, a value)."""
         return await run.call("browser_snapshot", {})
@@ -201,6 +207,9 @@ class Playwright(Side):
         if hasattr(os, "geteuid") and os.geteuid() == 0:  # as root Chromium has no sandbox
             args.append("--no-sandbox")
         return StdioServerParameters(command=node, args=args, cwd=self.workdir)
+
+    def form_field(self, intent: Intent, ref: str | int) -> dict[str, Any]:
+        return {**super().form_field(intent, ref), "name": intent.name, "type": intent.role}
 
     def find(self, text: str, role: str, name: str) -> str | None:
         for line in self._LINE.finditer(text):
@@ -261,8 +270,9 @@ class Pagesight(Side):
 class Run:
     """One server doing the script once, on an app of its own."""
 
-    def __init__(self, side: Side, client: Client, tally: Tally) -> None:
+    def __init__(self, side: Side, client: Client, tally: Tally, *, fill_form: bool) -> None:
         self.side = side
+        self.fill_form = fill_form
         self.client = client
         self.tally = tally
         self.read: list[str] = []  # what the model read on the current document, oldest first
@@ -322,6 +332,11 @@ class Run:
     async def task(self, url: str) -> None:
         self.took(await self.call("browser_navigate", {"url": url}))
         for intent in SCRIPT:
+            if self.fill_form and intent in FORM:
+                if intent is FORM[0]:
+                    fields = [self.side.form_field(i, await self.ref(i)) for i in FORM]
+                    self.took(await self.call("browser_fill_form", {"fields": fields}))
+                continue
             ref = await self.ref(intent)
             self.took(await self.call(TOOLS[intent.action], self.side.arguments(intent, ref)))
         after_save = self.read[-1]
@@ -334,7 +349,7 @@ class Run:
                 )
 
 
-async def run_side(make_side: Callable[[Path], Side], errlog: TextIO) -> Tally:
+async def run_side(make_side: Callable[[Path], Side], errlog: TextIO, *, fill_form: bool) -> Tally:
     tally = Tally()
     with tempfile.TemporaryDirectory(prefix="pagesight-bench-mcp-") as tmp, OrbitApp.start() as app:
         side = make_side(Path(tmp))
@@ -346,7 +361,7 @@ async def run_side(make_side: Callable[[Path], Side], errlog: TextIO) -> Tally:
                     Client(transport, read_timeout_seconds=CALL_TIMEOUT_S)
                 )
                 tally.startup_seconds = time.perf_counter() - t0
-                await Run(side, client, tally).task(app.url)
+                await Run(side, client, tally, fill_form=fill_form).task(app.url)
                 tally.seconds = time.perf_counter() - t0
                 listing = await client.list_tools()  # after the clock: not part of the task
                 schemas = [t.model_dump(by_alias=True, exclude_none=True) for t in listing.tools]
@@ -462,7 +477,7 @@ async def main(options: argparse.Namespace) -> int:
             for label, make_side in makers if i % 2 == 0 else makers[::-1]:  # in turns
                 log = Path(logs) / f"{len(sides[label])}-{label.replace(' ', '-')}.log"
                 with log.open("w", encoding="utf-8") as errlog:
-                    tally = await run_side(make_side, errlog)
+                    tally = await run_side(make_side, errlog, fill_form=options.fill_form)
                 sides[label].append(tally)
                 if tally.failure:
                     print(f"{label}, run {i + 1}: {tally.failure}", file=sys.stderr)
@@ -489,6 +504,11 @@ if __name__ == "__main__":
         help="print every reply of the first run, its first LINES lines (default 12)",
     )
     parser.add_argument("--no-install", action="store_true", help="never run npm install")
+    parser.add_argument(
+        "--fill-form",
+        action="store_true",
+        help="the job title and the location in one browser_fill_form call (both servers)",
+    )
     parser.add_argument(
         "--playwright-reads",
         choices=tuple(READS),
