@@ -84,9 +84,17 @@ def test_every_error_class_is_exported() -> None:
 
 # Names only the async core has. (AsyncBrowser.ids, the session's id registry, is an instance
 # attribute, so it is not among the class's names at all.)
-# wrap() and fit() take an async Playwright page (one a program opened itself): async only by
-# nature.
-ASYNC_ONLY: set[str] = {"AsyncBrowser.fit", "AsyncBrowser.gone_error", "AsyncBrowser.wrap"}
+# wrap(), fit() and goto() take an async Playwright page (one a program opened itself): async
+# only by nature; refusals_mark() and refused_since() are how a page's action asks its browser
+# what the origin policy refused meanwhile.
+ASYNC_ONLY: set[str] = {
+    "AsyncBrowser.fit",
+    "AsyncBrowser.gone_error",
+    "AsyncBrowser.goto",
+    "AsyncBrowser.refusals_mark",
+    "AsyncBrowser.refused_since",
+    "AsyncBrowser.wrap",
+}
 PAIRS = [(AsyncBrowser, Browser), (AsyncPage, Page)]
 
 

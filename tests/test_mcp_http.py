@@ -215,6 +215,8 @@ def test_the_checks_stay_on_when_another_host_is_given(tmp_path: Path) -> None:
         (["--port", "70000"], "pagesight: --port: expected a port from 0 to 65535, not 70000"),
         (["--cdp-url", "nowhere"], "pagesight: --cdp-url: expected a DevTools URL"),
         (["--headed", "--cdp-url", "http://127.0.0.1:9"], "pagesight: --headed: shows the"),
+        # A path is no origin (or, before the origin guard is merged: no guard to enforce it).
+        (["--allowed-origins", "https://example.com/admin"], "pagesight: --allowed-origins: "),
     ],
 )
 def test_bad_options_are_one_line_and_exit_2(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from mcp_types import CallToolResult, TextContent
 
 from conftest import StaticServer
@@ -14,7 +15,7 @@ from pagesight import Browser
 from pagesight.agent.registry import ToolRegistry
 from pagesight.agent.session import Session
 from pagesight.agent.tool import Tool
-from pagesight.mcp import BrowserOptions, PagesightMCP
+from pagesight.mcp import VISION_TOOLS, BrowserOptions, PagesightMCP
 
 CLICK_XY = '''
 from pagesight.agent.tool import PageStep
@@ -54,6 +55,15 @@ def test_coordinate_tools_only_with_vision_and_missing_tools_skipped(tmp_path: P
     assert set(with_vision) - set(without) == {"browser_mouse_click_xy"}
 
 
+def test_vision_lists_every_coordinate_tool_with_its_registry_schema(tmp_path: Path) -> None:
+    registry = ToolRegistry.discover()
+    listed = _listed(registry, tmp_path, vision=True)
+    for name, tool in VISION_TOOLS.items():
+        if tool in registry:  # the branch building them may not be merged yet
+            assert listed[name] == registry.get(tool).input_schema
+    assert not set(VISION_TOOLS) & set(_listed(registry, tmp_path, vision=False))
+
+
 async def broken_hover(session: Session, *, ref: int) -> str:
     """Hover, with a bug in it.
 
@@ -85,3 +95,32 @@ def test_a_bug_in_a_tool_is_a_tool_error_and_the_server_goes_on(
     assert said.startswith("error (internal_error): KeyError: 'a bug'. This is a bug in")
     assert "Traceback" not in said
     assert not after.is_error
+
+
+def test_a_coordinate_click_with_vision_answers_with_its_effect(
+    tmp_path: Path, browser: Browser, server: StaticServer
+) -> None:
+    if "click_xy" not in ToolRegistry.discover():
+        pytest.skip("the coordinate tools are not in this registry yet")
+    mcp = PagesightMCP(BrowserOptions(output_dir=tmp_path, cdp_url=browser.cdp_url), vision=True)
+    url = server.url("act-profile.html?xy=1")
+
+    async def calls() -> tuple[CallToolResult, object]:
+        try:
+            await mcp.call_tool("browser_navigate", {"url": url})
+            tab = next(p for p in browser.pages if p.url == url)
+            box = tab.playwright.evaluate(
+                "(() => { const r = save.getBoundingClientRect();"
+                " return [r.x + r.width / 2, r.y + r.height / 2]; })()"
+            )
+            clicked = await mcp.call_tool("browser_mouse_click_xy", {"x": box[0], "y": box[1]})
+            return clicked, tab.playwright.evaluate("window.saved")
+        finally:
+            await mcp.holders.close()
+
+    clicked, saved = asyncio.run(calls())
+    said = "".join(c.text for c in clicked.content if isinstance(c, TextContent))
+    assert not clicked.is_error, said
+    assert "dom_change" in said.splitlines()[0], said
+    assert "Saved" in said  # the effect names the status the click wrote
+    assert saved == {"first": "", "last": ""}

@@ -203,3 +203,55 @@ def test_browser_close_then_the_next_call_starts_afresh(
     assert not [p for p in browser.pages if "close=1" in p.url]
     again = ok(mcp.call("browser_snapshot"))
     assert again.startswith('page "" about:blank')
+
+
+def test_handle_dialog_then_the_repeated_action_is_accepted(
+    mcp: McpClient, server: StaticServer, browser: Browser
+) -> None:
+    page = _open(mcp, server.url("act-dialogs.html?again=1"))
+    delete = ref(page, 'button "Delete item"')
+    first = ok(mcp.call("browser_click", {"ref": delete}))
+    assert 'dialog confirm "Delete this item?": dismissed' in first
+    told = ok(mcp.call("browser_handle_dialog", {"accept": True}))
+    assert told.startswith("the next dialog of this tab will be accepted")
+    again = ok(mcp.call("browser_click", {"ref": delete}))
+    assert 'dialog confirm "Delete this item?": accepted' in again
+    status = _tab(browser, "act-dialogs.html?again=1").playwright.evaluate(
+        "document.getElementById('status').textContent"
+    )
+    assert status == "confirmed"
+
+
+def test_fill_form_fills_the_orbit_form_in_one_call(mcp: McpClient) -> None:
+    with OrbitApp.start() as app:
+        origin = "/".join(app.url.split("/")[:3])
+        form = _open(mcp, f"{origin}/contacts/1/edit")
+        title, location = ref(form, 'textbox "Job title"'), ref(form, 'combobox "Location"')
+        fields = [
+            {"ref": title, "value": "Staff Engineer", "element": "Job title"},
+            {"ref": location, "value": "Tokyo", "element": "Location"},
+        ]
+        filled = ok(mcp.call("browser_fill_form", {"fields": fields}))
+        lines = filled.splitlines()
+        assert lines[:2] == [
+            f"1. input [{title}] done: value_change",
+            f"2. select [{location}] done: value_change",
+        ]
+        # What changed since the page the model had: both fields, the first one too.
+        assert any(
+            line.startswith(f'~ [{title}] textbox "Job title": Staff Engineer') for line in lines
+        )
+        assert any(line.startswith(f'~ [{location}] combobox "Location": Tokyo') for line in lines)
+        saved = ok(mcp.call("browser_click", {"ref": ref(form, 'button "Save"')}))
+        assert "Saved: Job title → Staff Engineer; Location → Tokyo" in saved
+        rows = app.query("SELECT job_title, location FROM contacts WHERE name = 'Alice Chen'")
+    assert rows == [{"job_title": "Staff Engineer", "location": "Tokyo"}]
+
+
+def test_wait_for_a_text_then_its_going(mcp: McpClient, server: StaticServer) -> None:
+    page = _open(mcp, server.url("tools-wait-for.html"))
+    ok(mcp.call("browser_click", {"ref": ref(page, 'button "Start import"')}))
+    finished = ok(mcp.call("browser_wait_for", {"text": "Import finished"}))
+    assert "Import finished" in finished
+    gone = ok(mcp.call("browser_wait_for", {"text_gone": "Importing…"}))
+    assert "Importing" in gone

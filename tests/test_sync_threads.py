@@ -50,6 +50,22 @@ def _act(run: Run) -> None:
     assert run.page.playwright.evaluate("document.getElementById('answer').textContent") == "no"
 
 
+def _answer_next_dialog(run: Run) -> None:
+    run.page.answer_next_dialog(accept=True)
+    effect = run.page.act(_id(run, "Ask"), "click")
+    # Answered by pagesight's listener on its own loop, once.
+    assert [d.accepted for d in effect.dialogs] == [True], effect.text()
+
+
+def _act_at(run: Run) -> None:
+    note = next(el for el in run.page.observe().elements if el.name == "Note")
+    assert note.bounds is not None
+    x, y, w, h = note.bounds
+    effect = run.page.act_at("click", x + w / 2, y + h / 2)
+    assert effect.element_id == note.id, effect.text()
+    assert run.page.playwright.evaluate("document.activeElement.id") == "note"
+
+
 def _batch(run: Run) -> None:
     result = run.page.batch([(_id(run, "Note"), "input", {"text": "from a thread"})])
     assert [step.status for step in result.steps] == ["done"]
@@ -101,6 +117,8 @@ PAGE_CALLS: dict[str, Check] = {
     "locate": _locate,
     "dialogs": _dialogs,
     "act": _act,
+    "answer_next_dialog": _answer_next_dialog,
+    "act_at": _act_at,
     "batch": _batch,
     "screenshot": lambda run: run.page.screenshot().startswith(b"\x89PNG"),
     "capture": lambda run: run.page.capture().marked(()).startswith(b"\x89PNG"),

@@ -6,6 +6,7 @@
     ├── InputError        (2)      the caller passed something unusable: fix the input
     │   ├── UnsupportedURL         a scheme pagesight cannot open (http, https, file, about, data)
     │   ├── NavigationError        the URL could not be loaded (refused, unknown host, …)
+    │   ├── OriginNotAllowed       the browser's origin policy refused the URL (allowed_origins)
     │   ├── ConnectError           nothing answers at the CDP URL given to Browser.connect
     │   ├── InvalidOption          an option out of range (also a ValueError); names the option
     │   ├── ActionError            an action that cannot run as asked; ``reason`` says why
@@ -65,6 +66,20 @@ class UnsupportedURL(InputError):
 
 class NavigationError(InputError):
     """The page at a URL could not be loaded."""
+
+
+class OriginNotAllowed(InputError):
+    """A URL outside the browser's ``allowed_origins`` (or a local file without
+    ``allow_file_access``): nothing was loaded. ``origin`` is the origin refused, ``allowed``
+    the patterns that were allowed."""
+
+    def __init__(
+        self, message: str, *, url: str, origin: str, allowed: tuple[str, ...] = ()
+    ) -> None:
+        super().__init__(message)
+        self.url = url
+        self.origin = origin
+        self.allowed = allowed
 
 
 class ConnectError(InputError):

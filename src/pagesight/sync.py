@@ -25,6 +25,7 @@ from pagesight.browser.browser import AsyncBrowser
 from pagesight.browser.navigation import WaitUntil
 from pagesight.browser.page import AsyncPage
 from pagesight.errors import BrowserClosed, RuntimeFailure
+from pagesight.guard.origins import OriginPolicy
 from pagesight.observe.find import Match
 from pagesight.observe.ids import ElementLocation
 from pagesight.observe.observation import Observation, ObserveMode, View
@@ -329,6 +330,8 @@ class Browser:
         downloads: str | Path | None = None,
         ocr: OcrEngine | None = None,
         vision_model: Captioner | None = None,
+        allowed_origins: Sequence[str] | None = None,
+        allow_file_access: bool | None = None,
     ) -> Browser:
         """See :meth:`pagesight.aio.AsyncBrowser.launch`."""
         loop = _Loop()
@@ -343,6 +346,8 @@ class Browser:
                     downloads=downloads,
                     ocr=ocr,
                     vision_model=vision_model,
+                    allowed_origins=allowed_origins,
+                    allow_file_access=allow_file_access,
                 )
             )
         except BaseException:
@@ -359,6 +364,8 @@ class Browser:
         downloads: str | Path | None = None,
         ocr: OcrEngine | None = None,
         vision_model: Captioner | None = None,
+        allowed_origins: Sequence[str] | None = None,
+        allow_file_access: bool | None = None,
     ) -> Browser:
         """See :meth:`pagesight.aio.AsyncBrowser.connect`."""
         loop = _Loop()
@@ -370,6 +377,8 @@ class Browser:
                     downloads=downloads,
                     ocr=ocr,
                     vision_model=vision_model,
+                    allowed_origins=allowed_origins,
+                    allow_file_access=allow_file_access,
                 )
             )
         except BaseException:
@@ -412,6 +421,11 @@ class Browser:
     def dialogs(self) -> DialogPolicy:
         """How new tabs answer JavaScript dialogs (each page has its own ``dialogs`` too)."""
         return self._loop.call(lambda: self._browser.dialogs)
+
+    @property
+    def origins(self) -> OriginPolicy:
+        """Which origins this browser may load (``allowed_origins``, ``allow_file_access``)."""
+        return self._loop.call(lambda: self._browser.origins)
 
     @property
     def ocr(self) -> OcrEngine:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from pagesight.guard.origins import Refused
 from pagesight.observe.observation import Changes, Element, Observation
 from pagesight.observe.tree import Bounds, Node
 from pagesight.vision.diff import ScreenChange
@@ -181,11 +182,21 @@ class Effect:
     errors: tuple[str, ...] = field(default=())
     """What went wrong after the action ran (a failed download, an uploaded file of a type its
     input does not accept); empty when all is well."""
+    refused: tuple[Refused, ...] = ()
+    """Documents the browser's origin policy (``allowed_origins``) kept from loading: a
+    navigation of this tab (it stayed on its page), a tab the action opened (closed), an
+    iframe (left empty)."""
 
     @property
     def ok(self) -> bool:
-        """The action ran and nothing it started failed."""
-        return not self.errors
+        """The action ran, nothing it started failed, and no navigation it caused was
+        refused."""
+        return not self.errors and not self.refused_navigation
+
+    @property
+    def refused_navigation(self) -> Refused | None:
+        """The first navigation (of this tab, or a new tab) the origin policy refused."""
+        return next((r for r in self.refused if r.top_level), None)
 
     @property
     def navigated(self) -> bool:
@@ -254,6 +265,7 @@ class Effect:
             more = ", …" if len(self.reordered) > _MAX_REORDERED else ""
             lines.append(f"  reordered: now {order}{more}")
         lines.extend(f"  look: {r}" for r in self.restyled)
+        lines.extend(f"  refused: {r.text()}" for r in self.refused)
         lines.extend(f"  error: {e}" for e in self.errors)
         return "\n".join(lines)
 
@@ -300,6 +312,7 @@ class Effect:
             "moved": self.moved.to_dict() if self.moved is not None else None,
             "reordered": list(self.reordered),
             "errors": list(self.errors),
+            "refused": [r.to_dict() for r in self.refused],
         }
 
 
@@ -335,6 +348,8 @@ class Seen:
     moved: Moved | None = None
     errors: tuple[str, ...] = ()
     """What the action itself found wrong (a file of a type its input does not accept)."""
+    refused: tuple[Refused, ...] = ()
+    """What the origin policy refused while the action ran."""
 
 
 def classify(
@@ -418,6 +433,7 @@ def classify(
         files=seen.files,
         moved=seen.moved,
         errors=tuple(d.error for d in seen.downloads if d.error) + seen.errors,
+        refused=seen.refused,
     )
 
 

@@ -171,6 +171,8 @@ class Openings:
     def __init__(self) -> None:
         self._by_opener: Counter[str] = Counter()
         self._unowned: Counter[str] = Counter()
+        self._counted: dict[str, tuple[Counter[str], str]] = {}  # target id -> its count
+        self._forgotten: set[str] = set()
 
     async def attach(self, browser: PlaywrightBrowser) -> None:
         session = await browser.new_browser_cdp_session()
@@ -179,10 +181,24 @@ class Openings:
 
     def _created(self, event: dict[str, Any]) -> None:
         info = event["targetInfo"]
-        if info.get("type") == "page" and info.get("openerId"):
-            self._by_opener[info["openerId"]] += 1
-        elif info.get("type") == "page":  # a middle-clicked link's tab has no opener
-            self._unowned[info.get("browserContextId", "")] += 1
+        target = info.get("targetId", "")
+        if info.get("type") != "page" or target in self._forgotten:
+            return
+        if info.get("openerId"):
+            counted = (self._by_opener, info["openerId"])
+        else:  # a middle-clicked link's tab has no opener
+            counted = (self._unowned, info.get("browserContextId", ""))
+        counted[0][counted[1]] += 1
+        self._counted[target] = counted
+
+    def forget(self, target_id: str) -> None:
+        """The tab ``target_id`` was closed before it ever showed (the origin policy refused
+        its first document): no action should wait for it."""
+        counted = self._counted.pop(target_id, None)
+        if counted is None:  # not announced yet: never count it
+            self._forgotten.add(target_id)
+        else:
+            counted[0][counted[1]] -= 1
 
     def by(self, target_id: str, context_id: str | None = None) -> int:
         """How many tabs the tab ``target_id`` has opened so far; with ``context_id``, every

@@ -23,14 +23,14 @@ import pkgutil
 import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pydantic
 
-from pagesight.agent.tool import PageStep, Tool, ToolResult, validation_message
+from pagesight.agent.tool import PageStep, Tool, ToolFailure, ToolResult, validation_message
 from pagesight.errors import ActionError, InputError, InvalidOption
 
 if TYPE_CHECKING:
@@ -148,7 +148,9 @@ class ToolRegistry:
 
 
 async def run_step(step: PageStep, session: Session) -> ToolResult:
-    """Run one page step (secrets filled in now) and report its Effect."""
+    """Run one page step (secrets filled in now) and report its Effect. A navigation the
+    browser's origin policy refused (a link, a redirect, a new tab) is an error,
+    ``origin_not_allowed``, that keeps the effect: the tab is still where it was."""
     page = session.page
     try:
         args = session.secrets.fill(step.args)
@@ -161,18 +163,25 @@ async def run_step(step: PageStep, session: Session) -> ToolResult:
     except InputError as exc:
         return _failure(exc, session)
     session.latest = effect.observation
-    return ToolResult(
+    result = ToolResult(
         text=effect.text(),
         value=effect.to_dict(),
         observation=effect.observation,
         effect=effect,
     )
+    refused = effect.refused_navigation
+    if refused is not None:
+        # The action ran, but where it led was refused: an error for the model, which must
+        # not think it reached the page, with the effect kept (the tab is where it was).
+        error = session.browser.origins.refusal(refused.url)
+        failure = ToolFailure(reason=reason_of(error), message=str(error))
+        text = f"error ({failure.reason}): {failure.message}\n{result.text}"
+        return replace(result, text=text, error=failure)
+    return result
 
 
 def masked(result: ToolResult, session: Session) -> ToolResult:
     """``result`` with every secret value in its text and value written ``{{NAME}}``."""
-    from dataclasses import replace
-
     secrets = session.secrets
     return replace(result, text=secrets.mask(result.text), value=secrets.mask(result.value))
 

@@ -6,9 +6,11 @@ import asyncio
 import contextlib
 import itertools
 import tempfile
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 from urllib.parse import urlsplit
 
 from playwright.async_api import Browser as PlaywrightBrowser
@@ -26,11 +28,14 @@ from pagesight.errors import (
     BrowserClosed,
     ConnectError,
     InvalidOption,
+    NavigationError,
     PageCrashed,
     PagesightError,
     RuntimeFailure,
     first_line,
 )
+from pagesight.guard.interception import RequestGuard
+from pagesight.guard.origins import OriginPolicy, Refused
 from pagesight.observe.capture import script
 from pagesight.observe.ids import IdRegistry
 from pagesight.vision.ocr import OcrEngine, TesseractOcr
@@ -46,6 +51,7 @@ class _Options:
     ocr: OcrEngine | None
     vision_model: Captioner | None
     viewport: Viewport | None = None
+    origins: OriginPolicy = field(default_factory=OriginPolicy)
 
 
 class AsyncBrowser:
@@ -66,6 +72,8 @@ class AsyncBrowser:
         ocr: OcrEngine | None,
         vision_model: Captioner | None,
         viewport: Viewport | None = None,
+        origins: OriginPolicy | None = None,
+        guard: RequestGuard | None = None,
     ) -> None:
         self._playwright = playwright
         self._browser = browser
@@ -94,6 +102,8 @@ class AsyncBrowser:
         browser.on("disconnected", self._on_disconnected)
         self._viewport = viewport
         self._fitting: dict[PlaywrightPage, asyncio.Future[None]] = {}
+        self._origins = origins or OriginPolicy()
+        self._guard = guard
         if viewport is not None:  # every tab, also those a page opens, gets the page size
             context.on("page", self._on_page)
 
@@ -109,6 +119,8 @@ class AsyncBrowser:
         downloads: str | Path | None = None,
         ocr: OcrEngine | None = None,
         vision_model: Captioner | None = None,
+        allowed_origins: Sequence[str] | None = None,
+        allow_file_access: bool | None = None,
     ) -> AsyncBrowser:
         """Start the system Chromium headless (by default) and connect to it.
 
@@ -120,13 +132,23 @@ class AsyncBrowser:
         new temporary folder for this session, kept after close). ``ocr`` reads screenshots
         in vision mode (default: Tesseract); ``vision_model`` (e.g. a
         :class:`~pagesight.vision.VlmClient`) adds a caption to vision observations.
+
+        ``allowed_origins`` (``["https://example.com", "http://127.0.0.1:*",
+        "https://*.example.com"]``) is the origin policy, enforced by Chromium for every tab,
+        those the page opens included: a document from any other origin is not loaded —
+        :meth:`open` and ``navigate`` raise :class:`~pagesight.errors.OriginNotAllowed`, an
+        action whose navigation (a link, a redirect, a form, a script, a new tab) was refused
+        says so in ``Effect.refused``. ``allow_file_access`` says whether ``file://`` URLs may
+        be opened: by default they may when no list is given, and may not once one is.
+        See :mod:`pagesight.guard.origins` for the patterns.
         """
         viewport = check_viewport(viewport)
+        origins = OriginPolicy.of(allowed_origins, allow_file_access)  # before Chromium starts
         process = await start_chromium(
             executable=executable_path, headless=headless, window=viewport, args=args
         )
         try:
-            options = _Options(dialogs, downloads, ocr, vision_model, viewport)
+            options = _Options(dialogs, downloads, ocr, vision_model, viewport, origins)
             browser = await cls._attach(process.ws_url, process, options)
             for pw_page in browser._context.pages:  # the tab Chromium started with
                 await browser.fit(pw_page)
@@ -144,18 +166,23 @@ class AsyncBrowser:
         downloads: str | Path | None = None,
         ocr: OcrEngine | None = None,
         vision_model: Captioner | None = None,
+        allowed_origins: Sequence[str] | None = None,
+        allow_file_access: bool | None = None,
     ) -> AsyncBrowser:
         """Attach to a running Chromium by its DevTools URL (``http://127.0.0.1:9222``).
 
         :attr:`pages` then lists the tabs already open there, so a program driving a page
         with its own Playwright can observe that same page. Closing only disconnects. The
-        other options are those of :meth:`launch`.
+        other options are those of :meth:`launch`; the origin policy applies from now on to
+        every tab of that browser (documents already loaded stay as they are).
         """
+        origins = OriginPolicy.of(allowed_origins, allow_file_access)
         parts = urlsplit(cdp_url)
         if parts.scheme not in ("http", "https", "ws", "wss") or not parts.netloc:
             raise ConnectError(f"{cdp_url!r} is not a DevTools URL such as http://127.0.0.1:9222")
         # Playwright reads /json/version itself when given the http:// URL.
-        return await cls._attach(cdp_url, None, _Options(dialogs, downloads, ocr, vision_model))
+        options = _Options(dialogs, downloads, ocr, vision_model, origins=origins)
+        return await cls._attach(cdp_url, None, options)
 
     @classmethod
     async def _attach(
@@ -188,6 +215,10 @@ class AsyncBrowser:
                 openings = Openings()
                 await openings.attach(browser)
                 await artifacts.attach(browser)
+                guard = None
+                if options.origins.restricts_network:
+                    guard = RequestGuard(options.origins, closed_unseen=openings.forget)
+                    await guard.attach(browser)
         except BaseException:
             await playwright.stop()
             artifacts.remove()
@@ -208,6 +239,8 @@ class AsyncBrowser:
             ocr=options.ocr,
             vision_model=options.vision_model,
             viewport=options.viewport,
+            origins=options.origins,
+            guard=guard,
         )
 
     @property
@@ -226,6 +259,11 @@ class AsyncBrowser:
     def vision_model(self) -> Captioner | None:
         """The vision-language model that captions screenshots in vision mode, if any."""
         return self._vision_model
+
+    @property
+    def origins(self) -> OriginPolicy:
+        """Which origins this browser may load (``allowed_origins``, ``allow_file_access``)."""
+        return self._origins
 
     @property
     def dialogs(self) -> DialogPolicy:
@@ -332,13 +370,60 @@ class AsyncBrowser:
     ) -> AsyncPage:
         """A new tab at ``url`` (a URL or a local file path), once it has loaded."""
         target = normalise_url(url)
+        self._origins.check(target)
         page = await self.new_page()
         try:
-            await goto(page.playwright, target, wait_until=wait_until, timeout=timeout)
+            await self.goto(page.playwright, target, wait_until=wait_until, timeout=timeout)
         except BaseException:
             await page.close()
             raise
         return page
+
+    async def goto(
+        self, pw_page: PlaywrightPage, url: str, *, wait_until: WaitUntil, timeout: float
+    ) -> None:
+        """Load ``url`` in the tab ``pw_page`` (see :func:`~pagesight.browser.navigation.goto`);
+        a navigation the origin policy refused on the way (a redirect) raises
+        :class:`~pagesight.errors.OriginNotAllowed`."""
+        mark = self.refusals_mark()
+        try:
+            await goto(pw_page, url, wait_until=wait_until, timeout=timeout)
+        except NavigationError as exc:
+            refused = await self.refused_since(mark, self.wrap(pw_page), unowned=False)
+            navigation = next((r for r in refused if r.kind == "navigation"), None)
+            if navigation is None:
+                raise
+            raise self._origins.refusal(navigation.url) from exc
+
+    def refusals_mark(self) -> int:
+        """Where the log of refused documents stands now (for :meth:`refused_since`)."""
+        return self._guard.mark() if self._guard is not None else 0
+
+    async def refused_since(
+        self, mark: int, page: AsyncPage, *, unowned: bool
+    ) -> tuple[Refused, ...]:
+        """What the origin policy refused for ``page`` since ``mark``: its own navigations,
+        the tabs it opened, its iframes' documents; with ``unowned`` (a middle click), tabs
+        opened without an opener too."""
+        if self._guard is None:
+            return ()
+        refusals = await self._guard.since(mark)
+        if not refusals:
+            return ()
+        tab = await page._target_id()
+        frames: set[str] = set()
+        if any(r.refused.kind == "frame" for r in refusals):
+            tree = await (await page._session()).send("Page.getFrameTree")
+            frames = _frame_ids(tree["frameTree"])
+        context = await page._context_id() if unowned else None
+        return tuple(
+            r.refused
+            for r in refusals
+            if (r.refused.kind == "navigation" and r.tab == tab)
+            or (r.refused.kind == "new_tab" and r.opener == tab)
+            or (unowned and r.refused.kind == "new_tab" and not r.opener and r.context == context)
+            or (r.refused.kind == "frame" and r.frame in frames)
+        )
 
     async def close(self) -> None:
         """Close pagesight's connection; a launched Chromium is stopped, an attached one kept.
@@ -367,3 +452,11 @@ class AsyncBrowser:
         tb: TracebackType | None,
     ) -> None:
         await self.close()
+
+
+def _frame_ids(tree: dict[str, Any]) -> set[str]:
+    """Every frame id of a ``Page.getFrameTree`` answer."""
+    ids = {tree["frame"]["id"]}
+    for child in tree.get("childFrames", ()):
+        ids |= _frame_ids(child)
+    return ids

@@ -36,7 +36,7 @@ from pagesight.act.perform import (
 from pagesight.act.pointer import look, look_in_place, to_top
 from pagesight.act.resolve import Resolver
 from pagesight.browser.cdp import CdpSession, translate
-from pagesight.browser.navigation import goto, normalise_url
+from pagesight.browser.navigation import normalise_url
 from pagesight.browser.readiness import NetworkWatch, wait_ready
 from pagesight.browser.runner import ActionRunner, guarded
 from pagesight.errors import (
@@ -526,9 +526,10 @@ class AsyncPage:
         landed and whether the new document became ready within ``wait`` seconds."""
         target = normalise_url(url)
         check_times(wait=wait, timeout=timeout)
+        self._browser.origins.check(target)  # OriginNotAllowed before the page is touched
 
         async def load() -> None:
-            await goto(self._page, target, wait_until="commit", timeout=timeout)
+            await self._browser.goto(self._page, target, wait_until="commit", timeout=timeout)
 
         work = self._runner.run("navigate", None, load, wait=0.0, timeout=wait)
         return await self._guarded(work, wait + timeout + _SLACK_S)

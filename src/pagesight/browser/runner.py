@@ -227,6 +227,7 @@ class ActionRunner:
         with translate("claiming the download folder"):
             await self._browser.artifacts.claim()  # another client may have moved it
         mark = self._events.mark()
+        refusals = self._browser.refusals_mark()
         url_before = self._page.url
         target_id = await self._target_id()
         context_id = await self._context_id() if unowned_tabs else None
@@ -245,7 +246,9 @@ class ActionRunner:
             tabs = self._browser.openings.by(target_id, context_id) - opened
             seen = await self.seen(mark, done.scrolled, tabs=tabs, deadline=since + timeout)
         moved = await done.moved() if done.moved is not None else None
-        seen = replace(seen, files=done.files, moved=moved, errors=done.errors)
+        tab = self._browser.wrap(self._page)
+        refused = await self._browser.refused_since(refusals, tab, unowned=context_id is not None)
+        seen = replace(seen, files=done.files, moved=moved, errors=done.errors, refused=refused)
         if restyled is not None:
             seen = replace(seen, restyled=await restyled())
         now, moving = await self._screen.settled_shot() if shot is not None else (None, None)
@@ -305,6 +308,8 @@ class ActionRunner:
             # A new tab's first document commits a moment after the tab appears.
             with contextlib.suppress(PlaywrightError):
                 await popup.wait_for_load_state("domcontentloaded", timeout=timeout * 1000)
+            if popup.is_closed():  # gone at once (the origin policy refused it): no tab to use
+                continue
             await self._browser.fit(popup)  # its page has the viewport before it is handed out
             new_tabs.append(NewTab(id=self._browser.wrap(popup).id, url=popup.url))
         return Seen(

@@ -40,28 +40,40 @@ class BrowserOptions:
     allow_file_access: bool = False
 
     def guard_options(self) -> dict[str, Any]:
-        """The origin options for launch / connect, given only when asked for, so a
-        pagesight without the origin guard still serves every other call."""
-        out: dict[str, Any] = {}
-        if self.allowed_origins is not None:
-            out["allowed_origins"] = self.allowed_origins
-        if self.allow_file_access:
-            out["allow_file_access"] = True
-        return out
+        """The origin options for launch / connect: the list (``None``: any origin) and
+        file access, refused unless ``--allow-file-access`` (the issue's boundary: a model
+        is not to read the machine's files unless asked)."""
+        if not guard_supported():  # TODO(issue 13): gone once issue13-origins is merged
+            return {}
+        return {
+            "allowed_origins": self.allowed_origins,
+            "allow_file_access": self.allow_file_access,
+        }
 
 
-def check_guard_supported(options: BrowserOptions) -> None:
-    """InvalidOption when an origin option is given to a browser that cannot enforce it
-    (refused at start: serving without the boundary asked for would be worse)."""
-    # TODO(issue 13): drop once the origin guard (branch issue13-origins) is merged; launch
-    # and connect then always take these options.
-    wanted = options.guard_options()
-    accepted = inspect.signature(AsyncBrowser.launch).parameters
-    for name in wanted:
-        if name not in accepted:
-            raise InvalidOption(
-                name, "this pagesight cannot restrict origins yet (no origin guard in it)"
+def guard_supported() -> bool:
+    """Whether this pagesight's browser takes the origin options (the origin guard, built on
+    branch issue13-origins at the same time as this server)."""
+    return "allowed_origins" in inspect.signature(AsyncBrowser.launch).parameters
+
+
+def check_guard_options(options: BrowserOptions) -> None:
+    """The origin options checked before anything starts: InvalidOption naming a bad pattern,
+    or an option given to a pagesight that cannot enforce it (serving without the boundary
+    asked for would be worse than not serving)."""
+    asked = options.allowed_origins is not None or options.allow_file_access
+    if not guard_supported():
+        if asked:
+            option = (
+                "allowed_origins" if options.allowed_origins is not None else "allow_file_access"
             )
+            raise InvalidOption(
+                option, "this pagesight cannot restrict origins yet (no origin guard in it)"
+            )
+        return
+    from pagesight.guard.origins import OriginPolicy  # type: ignore[import-not-found, unused-ignore]
+
+    OriginPolicy.of(options.allowed_origins, options.allow_file_access)
 
 
 class BrowserHolder:

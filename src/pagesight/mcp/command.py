@@ -52,7 +52,7 @@ def add_mcp_options(commands: argparse._SubParsersAction[Any]) -> None:
 
 def run_mcp(args: argparse.Namespace) -> int:
     """Check the options, then serve until the client goes (stdio) or SIGTERM / Ctrl-C."""
-    from pagesight.mcp.browsers import BrowserOptions, check_guard_supported
+    from pagesight.mcp.browsers import BrowserOptions, check_guard_options
     from pagesight.mcp.server import PagesightMCP
     from pagesight.mcp.transport import bind, serve_http, serve_stdio
 
@@ -76,7 +76,7 @@ def run_mcp(args: argparse.Namespace) -> int:
         allowed_origins=_origins(args.allowed_origins),
         allow_file_access=args.allow_file_access,
     )
-    check_guard_supported(options)
+    check_guard_options(options)
     sock = None
     if args.transport == "http":
         try:
