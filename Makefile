@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-act bench-vision bench-agent setup system
+.PHONY: demo test lint bench bench-act bench-vision bench-agent bench-mcp setup system
 
 # The whole product on a fresh machine, offline: Orbit CRM on 127.0.0.1, the steps planner
 # doing the Alice Chen task, a report to open.
@@ -31,6 +31,11 @@ bench-vision: setup
 
 bench-agent: setup
 	$(PY) benchmarks/agent.py
+
+# pagesight's MCP server beside Playwright's own (@playwright/mcp from npm, into
+# benchmarks/node_modules, on the same Debian Chromium: no browser download).
+bench-mcp: setup
+	$(PY) benchmarks/mcp_servers.py
 
 setup: system $(STAMP)
 
