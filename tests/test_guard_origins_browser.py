@@ -302,3 +302,65 @@ def test_the_policy_is_readable_on_the_browser(guarded: Browser, server: StaticS
     policy = guarded.origins
     assert policy.restricts_network and not policy.file_access
     assert server.origin in policy.listed()
+
+
+def _batch(guarded: Browser, tab: Any, actions: list[dict[str, Any]]) -> Any:
+    session = Session(browser=guarded._browser, page=tab._page, registry=ToolRegistry.discover())
+    return guarded._loop.run(session.registry.call("batch", {"actions": actions}, session))
+
+
+def test_a_refused_navigation_in_a_batch_is_its_error_and_stops_it(
+    guarded: Browser, tab: Any, server: StaticServer, other_origin: StaticServer, redirector: str
+) -> None:
+    links = _links(server, other_origin, redirector)
+    tab.navigate(links)
+    obs = tab.observe()
+    away, own = one(obs, "Partner site").id, one(obs, "Our own form").id
+    result = _batch(
+        guarded,
+        tab,
+        [
+            {"tool": "click", "arguments": {"ref": away}},
+            {"tool": "click", "arguments": {"ref": own}},
+        ],
+    )
+    assert result.error is not None and result.error.reason == "origin_not_allowed"
+    assert other_origin.origin in result.error.message
+    steps = result.value["steps"]
+    assert [s["status"] for s in steps] == ["done", "not_run"]  # the plan needed that page
+    assert steps[0]["effect"]["refused"][0]["origin"] == other_origin.origin
+    assert _href(tab) == links
+
+
+def test_a_navigation_refused_after_a_batch_step_ran_keeps_that_step(
+    guarded: Browser, tab: Any, server: StaticServer, other_origin: StaticServer, redirector: str
+) -> None:
+    start = server.url("form.html")
+    tab.navigate(start)
+    name = one(tab.observe(), "Full name").id
+    away = redirector + other_origin.url("form.html")
+    result = _batch(
+        guarded,
+        tab,
+        [
+            {"tool": "input", "arguments": {"ref": name, "text": "Ada"}},
+            {"tool": "navigate", "arguments": {"url": away}},
+        ],
+    )
+    assert result.error is not None and result.error.reason == "origin_not_allowed"
+    assert "nothing was run" not in result.error.message
+    assert [s["status"] for s in result.value["steps"]] == ["done", "failed"]
+    assert _href(tab) == start
+    # Typed straight to the other origin: refused before any step runs.
+    typed = _batch(
+        guarded,
+        tab,
+        [
+            {"tool": "input", "arguments": {"ref": name, "text": "Grace"}},
+            {"tool": "navigate", "arguments": {"url": other_origin.url("form.html")}},
+        ],
+    )
+    assert typed.error is not None and typed.error.reason == "origin_not_allowed"
+    assert typed.error.message.endswith("nothing was run")
+    assert tab.playwright.evaluate("document.getElementById('full-name').value") == "Ada"
+

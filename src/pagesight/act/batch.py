@@ -17,7 +17,7 @@ from typing import Any, Literal
 from pagesight.act.effect import Effect
 from pagesight.act.perform import ACTIONS, Args, check_args
 from pagesight.browser.navigation import normalise_url
-from pagesight.errors import ActionError, InputError, InvalidOption
+from pagesight.errors import ActionError, InputError, InvalidOption, OriginNotAllowed
 from pagesight.observe.observation import check_times
 
 Status = Literal["done", "failed", "refused", "not_run"]
@@ -47,7 +47,9 @@ class StepResult:
     action: str
     status: Status
     effect: Effect | None = None
-    error: ActionError | None = None
+    error: ActionError | OriginNotAllowed | None = None
+    """Why the step failed or was refused: an :class:`ActionError`, or
+    :class:`OriginNotAllowed` for a ``navigate`` step redirected to an origin not allowed."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,7 +61,12 @@ class BatchResult:
 
     @property
     def ok(self) -> bool:
-        return all(step.status == "done" for step in self.steps)
+        """Every step ran, and none led where the origin policy refused to go."""
+        return all(
+            step.status == "done"
+            and (step.effect is None or step.effect.refused_navigation is None)
+            for step in self.steps
+        )
 
     def text(self) -> str:
         lines = []
@@ -158,11 +165,15 @@ async def run_batch(
             continue
         try:
             last = await run(step.element_id, step.action, step.args)
-        except ActionError as exc:
+        except (ActionError, OriginNotAllowed) as exc:
             results.append(_result(i, step, "failed", error=exc))
             stop = "not_run"
             continue
         results.append(_result(i, step, "done", effect=last))
+        if last.refused_navigation is not None:
+            # The tab stayed where it was: the steps after were meant for where it was going.
+            stop = "not_run"
+            continue
         if last.changes is None or _rebuilt(last):
             refusal = (
                 f"step {i + 1} ({step.action}) changed the page to {last.url_after}; the ids of "
@@ -181,7 +192,7 @@ def _result(
     status: Status,
     *,
     effect: Effect | None = None,
-    error: ActionError | None = None,
+    error: ActionError | OriginNotAllowed | None = None,
 ) -> StepResult:
     return StepResult(
         index=index,

@@ -554,7 +554,11 @@ class AsyncPage:
         (``page_changed``), their ids being stale; after one that rebuilds the page in place,
         so are the steps whose element went with it.
         """
-        return await run_batch(parse_steps(steps), self._step)
+        parsed = parse_steps(steps)
+        for step in parsed:  # a URL typed outside the origin policy: nothing runs
+            if step.action == "navigate":
+                self._browser.origins.check(normalise_url(step.args["url"]))
+        return await run_batch(parsed, self._step)
 
     async def _step(self, element_id: int | None, action: str, args: dict[str, Any]) -> Effect:
         if action == "navigate":

@@ -63,7 +63,7 @@ async def batch(session: Session, *, actions: list[BatchAction]) -> ToolResult:
                 "status": s.status,
                 "effect": s.effect.to_dict() if s.effect is not None else None,
                 "error": (
-                    {"reason": s.error.reason, "message": str(s.error)}
+                    {"reason": reason_of(s.error), "message": str(s.error)}
                     if s.error is not None
                     else None
                 ),
@@ -79,5 +79,19 @@ async def batch(session: Session, *, actions: list[BatchAction]) -> ToolResult:
         effect=result.effect,
     )
     if failed is not None and failed.error is not None:
-        out = replace(out, error=ToolFailure(reason=failed.error.reason, message=str(failed.error)))
+        failure = ToolFailure(reason=reason_of(failed.error), message=str(failed.error))
+        out = replace(out, error=failure)
+    refused = next(
+        (
+            s.effect.refused_navigation
+            for s in result.steps
+            if s.effect and s.effect.refused_navigation
+        ),
+        None,
+    )
+    if out.error is None and refused is not None:
+        # A step ran but where it led was refused (the tab stayed, the rest did not run): an
+        # error for the model, as the same action alone is (registry.effect_result).
+        error = session.browser.origins.refusal(refused.url)
+        out = replace(out, error=ToolFailure(reason=reason_of(error), message=str(error)))
     return masked(out, session)
