@@ -22,6 +22,7 @@ from pagesight import Browser, Effect, InvalidOption, OriginNotAllowed
 from pagesight.agent import Session, ToolRegistry
 from pagesight.agent.registry import run_step
 from pagesight.agent.tool import PageStep
+from pagesight.guard.origins import origin_of
 from support import one
 
 
@@ -45,6 +46,35 @@ def redirector() -> Iterator[str]:
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}/to?url="
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join(timeout=5)
+
+
+class _Cacheable(BaseHTTPRequestHandler):
+    """A page with no ``Cache-Control: no-store`` (which the shared servers send): Chromium
+    keeps it in the back-forward cache when the tab leaves it."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        body = b"<!DOCTYPE html><title>Cached partner</title><h1>Cached partner</h1>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture(scope="module")
+def cacheable() -> Iterator[str]:
+    """``http://localhost:PORT/`` : a page of another origin that the back-forward cache keeps."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Cacheable)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    yield f"http://localhost:{httpd.server_address[1]}/partner.html"
     httpd.shutdown()
     httpd.server_close()
     thread.join(timeout=5)
@@ -364,3 +394,27 @@ def test_a_navigation_refused_after_a_batch_step_ran_keeps_that_step(
     assert typed.error.message.endswith("nothing was run")
     assert tab.playwright.evaluate("document.getElementById('full-name').value") == "Ada"
 
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_going_back_to_a_page_of_another_origin_is_refused(
+    server: StaticServer, other_origin: StaticServer, cacheable: str, cached: bool
+) -> None:
+    # Only an attached browser can hold another origin in a tab's history. Going back to a
+    # page the back-forward cache kept loads nothing: no request of it reaches the guard.
+    start = server.url("form.html")
+    foreign = cacheable if cached else other_origin.url("form.html")
+    with Browser.launch() as owner:
+        owner.open(foreign).navigate(start)
+        with Browser.connect(owner.cdp_url, allowed_origins=[server.origin]) as attached:
+            tab = next(p for p in attached.pages if p.url == start)
+            with pytest.raises(OriginNotAllowed) as caught:
+                tab.back()
+            assert caught.value.origin == origin_of(foreign)
+            assert _href(tab) == start
+            session = Session(
+                browser=attached._browser, page=tab._page, registry=ToolRegistry.discover()
+            )
+            back = PageStep(ref=None, action="back", args={})
+            result = attached._loop.run(run_step(back, session))
+            assert result.error is not None and result.error.reason == "origin_not_allowed"
+            assert _href(tab) == start

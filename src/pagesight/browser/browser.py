@@ -400,6 +400,19 @@ class AsyncBrowser:
                 raise
             raise self._origins.refusal(refused.url) from exc
 
+    async def check_history(self, page: AsyncPage, step: int) -> None:
+        """Raise :class:`~pagesight.errors.OriginNotAllowed` before ``page`` goes ``step``
+        entries through its history to a URL the origin policy refuses. Only an attached
+        browser's tabs can hold one (a launched browser never loaded it): a page restored
+        from the back-forward cache loads nothing, so the guard would never see it."""
+        if self._guard is None and self._origins.file_access:
+            return  # no policy: no look at the history
+        with translate("reading the tab's history"):
+            history = await (await page._session()).send("Page.getNavigationHistory")
+        index = history["currentIndex"] + step
+        if 0 <= index < len(history["entries"]):
+            self._origins.check(history["entries"][index]["url"])
+
     def refusals_mark(self) -> int:
         """Where the log of refused documents stands now (for :meth:`refused_since`)."""
         return self._guard.mark() if self._guard is not None else 0

@@ -537,6 +537,7 @@ class AsyncPage:
     async def back(self, *, wait: float = 5.0, timeout: float = 30.0) -> Effect:
         """Go back one step in this tab's history (``no_op`` when there is none)."""
         check_times(wait=wait, timeout=timeout)
+        await self._browser.check_history(self, -1)  # OriginNotAllowed before the page moves
 
         async def go_back() -> None:
             with translate("going back"):
