@@ -157,6 +157,7 @@ def test_a_link_to_another_origin_is_refused_and_the_page_stays(
     effect = tab.act(one(tab.observe(), "Partner site").id, "click")
     assert _refused(effect) == [("navigation", other_origin.origin)]
     assert "navigation" not in effect.kinds
+    assert effect.to_dict()["ok"] is False  # the action ran, but did not lead where it meant
     assert effect.to_dict()["refused"] == [
         {"kind": "navigation", "url": other_origin.url("form.html"), "origin": other_origin.origin}
     ]
@@ -165,6 +166,20 @@ def test_a_link_to_another_origin_is_refused_and_the_page_stays(
     own = tab.act(one(tab.observe(), "Our own form").id, "click")
     assert own.navigated and own.refused == ()
     assert _href(tab) == server.url("form.html")
+
+
+def test_a_download_from_another_origin_is_refused(
+    guarded: Browser, tab: Any, server: StaticServer, other_origin: StaticServer, redirector: str
+) -> None:
+    # Chromium asks for a download as it asks for a page (a document request): what comes
+    # from an origin not allowed is not saved either.
+    links = _links(server, other_origin, redirector)
+    tab.navigate(links)
+    effect = tab.act(one(tab.observe(), "Partner price list").id, "click")
+    assert _refused(effect) == [("navigation", other_origin.origin)]
+    assert effect.downloads == ()
+    assert not (guarded.downloads / "prices.txt").exists()
+    assert _href(tab) == links
 
 
 @pytest.mark.parametrize("button", ["left", "middle"])
@@ -193,6 +208,9 @@ def test_a_link_opening_a_new_tab_to_another_origin_leaves_no_tab(
     [
         ("Open the partner window", "new_tab"),  # window.open
         ("Continue to the partner", "navigation"),  # location.href = …
+        ("Hand over to the partner", "navigation"),  # location.replace(…)
+        ("Open the partner unlinked", "new_tab"),  # window.open(…, "noopener"): no opener
+        ("Open a window, then the partner in it", "new_tab"),  # about:blank, then moved
         ("Continue after a refresh", "navigation"),  # <meta http-equiv=refresh>
         ("Pay at the partner", "navigation"),  # a form posted there
     ],
@@ -213,6 +231,19 @@ def test_a_script_form_or_refresh_leaving_for_another_origin_is_refused(
     assert _refused(effect) == [(kind, other_origin.origin)]
     assert effect.new_tabs == ()
     assert len(guarded.pages) == tabs
+    assert _href(tab) == start
+
+
+@pytest.mark.parametrize(
+    "name", ["Finish on the partner site", "Move the whole page to the partner"]
+)
+def test_a_frame_moving_the_whole_tab_to_another_origin_is_refused(
+    tab: Any, server: StaticServer, other_origin: StaticServer, name: str
+) -> None:
+    start = server.url(f"origins-frame-top.html?other={other_origin.origin}")
+    tab.navigate(start)
+    effect = tab.act(one(tab.observe(), name).id, "click")
+    assert _refused(effect) == [("navigation", other_origin.origin)]
     assert _href(tab) == start
 
 
@@ -360,6 +391,13 @@ def test_a_refused_navigation_in_a_batch_is_its_error_and_stops_it(
     assert [s["status"] for s in steps] == ["done", "not_run"]  # the plan needed that page
     assert steps[0]["effect"]["refused"][0]["origin"] == other_origin.origin
     assert _href(tab) == links
+    # The same batch through the library: not ok, even with the refused step the last.
+    alone = tab.batch([(away, "click")])
+    assert [s.status for s in alone.steps] == ["done"]
+    assert alone.ok is False
+    assert alone.effect is not None and _refused(alone.effect) == [
+        ("navigation", other_origin.origin)
+    ]
 
 
 def test_a_navigation_refused_after_a_batch_step_ran_keeps_that_step(
