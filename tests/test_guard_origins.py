@@ -141,3 +141,18 @@ def test_the_refusal_names_the_origin_the_list_and_what_to_do() -> None:
     assert caught.value.allowed == ("http://127.0.0.1:*", "https://*.example.com")
     assert origin_of("https://example.com:443/x") == "https://example.com"
     assert origin_of("http://[::1]:8000/") == "http://[::1]:8000"
+
+
+def test_a_typed_url_is_compared_as_chromium_will_send_it() -> None:
+    # Typed in Unicode or with an IPv4 address's trailing dot, as a person writes them;
+    # Chromium asks for xn--bcher-kva.de and 127.0.0.1, which the patterns allow.
+    policy = OriginPolicy.of(["https://bücher.de", "http://127.0.0.1:8000"])
+    policy.check("https://bücher.de/katalog")
+    policy.check("https://BÜCHER.de/")
+    policy.check("http://127.0.0.1.:8000/")
+    assert policy.allows_origin("https://xn--bcher-kva.de/")
+    # A domain's trailing dot is a host of its own to Chromium (and so not allowed here).
+    with pytest.raises(OriginNotAllowed):
+        policy.check("https://bücher.de./")
+    with pytest.raises(OriginNotAllowed):
+        policy.check("https://bucher.de/")

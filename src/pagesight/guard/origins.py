@@ -30,6 +30,7 @@ What is not a network origin:
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -175,7 +176,7 @@ class OriginPolicy:
         except ValueError:  # a bad IPv6 host, a port out of range: nothing listed matches
             return False
         scheme = parts.scheme.lower()
-        host = (parts.hostname or "").lower()
+        host = _canonical_host(parts.hostname or "")
         scheme = _WEB_SCHEMES.get(scheme, scheme)
         if scheme not in ("http", "https") or not host:
             return False
@@ -245,6 +246,29 @@ def origin_of(url: str) -> str:
         port = None
     shown = f":{port}" if port is not None and port != _DEFAULT_PORTS.get(scheme) else ""
     return f"{scheme}://{host}{shown}"
+
+
+def _canonical_host(host: str) -> str:
+    """``host`` as Chromium sends it, which is how patterns hold theirs: lower case,
+    IDNA-encoded (a URL typed as ``https://bücher.de``), an IPv4 address without the trailing
+    dot Chromium drops (a domain keeps its dot: to Chromium that is another host)."""
+    host = host.lower()
+    if host.endswith(".") and _is_ipv4(host[:-1]):
+        return host[:-1]
+    if host.isascii():
+        return host
+    try:
+        return host.encode("idna").decode("ascii")
+    except UnicodeError:  # not a host name Chromium could send: nothing listed matches it
+        return host
+
+
+def _is_ipv4(host: str) -> bool:
+    try:
+        ipaddress.IPv4Address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def _split_port(text: str, rest: str) -> tuple[str, int | None]:
