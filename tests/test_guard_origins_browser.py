@@ -9,6 +9,7 @@ Two local origins: ``server`` (http://127.0.0.1:PORT, allowed) and ``other_origi
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -22,6 +23,7 @@ from pagesight import Browser, Effect, InvalidOption, OriginNotAllowed
 from pagesight.agent import Session, ToolRegistry
 from pagesight.agent.registry import run_step
 from pagesight.agent.tool import PageStep
+from pagesight.aio import AsyncBrowser
 from pagesight.guard.origins import origin_of
 from support import one
 
@@ -245,6 +247,39 @@ def test_a_frame_moving_the_whole_tab_to_another_origin_is_refused(
     effect = tab.act(one(tab.observe(), name).id, "click")
     assert _refused(effect) == [("navigation", other_origin.origin)]
     assert _href(tab) == start
+
+
+def test_a_refusal_in_one_tab_is_not_reported_by_another(
+    server: StaticServer, other_origin: StaticServer, redirector: str
+) -> None:
+    # Two tabs acting at once (the async API): while the first waits for a slow page, the
+    # second loads a page with a refused frame and follows a refused link. Each refusal
+    # belongs to the tab it was for. (Were the second tab ever slower than the first's page,
+    # the first would just have nothing to report: the test cannot fail by timing.)
+    async def scenario() -> tuple[Effect, Effect, Effect]:
+        launch: Any = AsyncBrowser.launch
+        async with await launch(allowed_origins=[server.origin]) as browser:
+            first: Any = await browser.open(server.url("form.html"))
+            second: Any = await browser.open(_links(server, other_origin, redirector))
+
+            async def elsewhere() -> tuple[Effect, Effect]:
+                await asyncio.sleep(0.2)  # the first tab's action has begun
+                framed = await second.navigate(
+                    server.url(f"origins-frames.html?other={other_origin.origin}")
+                )
+                await second.navigate(_links(server, other_origin, redirector))
+                away = one(await second.observe(), "Partner site").id
+                return framed, await second.act(away, "click")
+
+            slow, (framed, followed) = await asyncio.gather(
+                first.navigate(server.url("slow?ms=4000&headers=first")), elsewhere()
+            )
+            return slow, framed, followed
+
+    slow, framed, followed = asyncio.run(scenario())
+    assert _refused(framed) == [("frame", other_origin.origin)]
+    assert _refused(followed) == [("navigation", other_origin.origin)]
+    assert slow.refused == ()
 
 
 def test_tabs_a_page_makes_itself_are_left_alone(
