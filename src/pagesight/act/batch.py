@@ -6,6 +6,10 @@ ids live as long as their elements, so a step that only changes it — a search 
 a ``pushState`` route — is followed by the rest; but once it has rebuilt the page (removed
 most of what was there), a later step whose element went with it is refused the same way
 rather than reported stale, since the plan it was part of no longer fits the page.
+
+A step whose navigation the origin policy refused (``Effect.refused_navigation``) ran, but the
+tab stayed where it was: the steps after it, meant for the page it was going to, are not run,
+and the batch is not ``ok``.
 """
 
 from __future__ import annotations

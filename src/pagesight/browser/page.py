@@ -553,7 +553,8 @@ class AsyncPage:
         runs, as :meth:`act` checks them (a missing file is ``InvalidOption`` and nothing runs).
         A step that loads a new document must be the last: the steps after it are refused
         (``page_changed``), their ids being stale; after one that rebuilds the page in place,
-        so are the steps whose element went with it.
+        so are the steps whose element went with it. A URL outside the origin policy is
+        refused before any step runs; a step whose navigation was refused stops the batch.
         """
         parsed = parse_steps(steps)
         for step in parsed:  # a URL typed outside the origin policy: nothing runs
