@@ -422,6 +422,7 @@ def test_a_refused_navigation_in_a_batch_is_its_error_and_stops_it(
     )
     assert result.error is not None and result.error.reason == "origin_not_allowed"
     assert other_origin.origin in result.error.message
+    assert result.text.startswith(f"error (origin_not_allowed): {other_origin.origin}")
     steps = result.value["steps"]
     assert [s["status"] for s in steps] == ["done", "not_run"]  # the plan needed that page
     assert steps[0]["effect"]["refused"][0]["origin"] == other_origin.origin

@@ -93,5 +93,8 @@ async def batch(session: Session, *, actions: list[BatchAction]) -> ToolResult:
         # A step ran but where it led was refused (the tab stayed, the rest did not run): an
         # error for the model, as the same action alone is (registry.effect_result).
         error = session.browser.origins.refusal(refused.url)
-        out = replace(out, error=ToolFailure(reason=reason_of(error), message=str(error)))
+        failure = ToolFailure(reason=reason_of(error), message=str(error))
+        # Said first, as for one action: the step's own line reads "done".
+        text = f"error ({failure.reason}): {failure.message}\n{out.text}"
+        out = replace(out, text=text, error=failure)
     return masked(out, session)
