@@ -13,7 +13,7 @@ import asyncio
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -32,8 +32,25 @@ class _Redirects(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
 
+    served: ClassVar[set[str]] = set()  # the /once paths answered with a page already
+
     def do_GET(self) -> None:
         target = parse_qs(urlsplit(self.path).query).get("url", ["/"])[0]
+        if urlsplit(self.path).path == "/once" and self.path not in self.served:
+            self.served.add(self.path)  # a page the first time, a redirect ever after
+            # An unload listener keeps the page out of the back-forward cache: going back
+            # asks the server again.
+            body = (
+                b"<!DOCTYPE html><title>Once</title><h1>Here once</h1>"
+                b"<script>addEventListener('unload', () => {})</script>"
+            )
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Cache-Control", "no-store")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
         self.send_response(302)
         self.send_header("Location", target)
         self.send_header("Content-Length", "0")
@@ -467,6 +484,21 @@ def test_a_navigation_refused_after_a_batch_step_ran_keeps_that_step(
     assert typed.error is not None and typed.error.reason == "origin_not_allowed"
     assert typed.error.message.endswith("nothing was run")
     assert tab.playwright.evaluate("document.getElementById('full-name').value") == "Ada"
+
+
+def test_going_back_to_a_page_that_now_redirects_away_is_refused(
+    tab: Any, server: StaticServer, other_origin: StaticServer, redirector: str
+) -> None:
+    # The entry is of an allowed origin, but its server now sends the tab elsewhere: the
+    # refused hop is OriginNotAllowed, as for navigate, not a failure to go back.
+    once = redirector.replace("/to?url=", "/once?url=") + other_origin.url("form.html")
+    tab.navigate(once)
+    start = server.url("form.html")
+    tab.navigate(start)
+    with pytest.raises(OriginNotAllowed) as caught:
+        tab.back()
+    assert caught.value.origin == other_origin.origin
+    assert _href(tab) == start
 
 
 @pytest.mark.parametrize("cached", [False, True])

@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import itertools
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
@@ -28,7 +28,6 @@ from pagesight.errors import (
     BrowserClosed,
     ConnectError,
     InvalidOption,
-    NavigationError,
     PageCrashed,
     PagesightError,
     RuntimeFailure,
@@ -386,14 +385,37 @@ class AsyncBrowser:
         """Load ``url`` in the tab ``pw_page`` (see :func:`~pagesight.browser.navigation.goto`);
         a navigation the origin policy refused on the way (a redirect) raises
         :class:`~pagesight.errors.OriginNotAllowed`."""
+        loading = goto(pw_page, url, wait_until=wait_until, timeout=timeout)
+        await self._refused_as_error(pw_page, loading)
+
+    async def go_back(self, pw_page: PlaywrightPage, *, timeout: float) -> None:
+        """Go back one entry in the tab ``pw_page``'s history; a navigation the origin policy
+        refused on the way (the entry's server now redirects elsewhere) raises
+        :class:`~pagesight.errors.OriginNotAllowed`."""
+
+        async def go() -> None:
+            with translate("going back"):
+                await pw_page.go_back(wait_until="commit", timeout=timeout * 1000)
+
+        await self._refused_as_error(pw_page, go())
+
+    async def _refused_as_error(
+        self, pw_page: PlaywrightPage, navigation: Coroutine[Any, Any, None]
+    ) -> None:
+        """Run ``navigation``; when it fails because the guard refused a document of this
+        tab (Chromium abandons the navigation), raise OriginNotAllowed instead."""
         if self._guard is None:
-            await goto(pw_page, url, wait_until=wait_until, timeout=timeout)
+            await navigation
             return
-        tab = await self.wrap(pw_page)._target_id()  # asked now: the tab may not outlive it
+        try:
+            tab = await self.wrap(pw_page)._target_id()  # asked now: the tab may not outlive it
+        except BaseException:
+            navigation.close()
+            raise
         mark = self._guard.mark()
         try:
-            await goto(pw_page, url, wait_until=wait_until, timeout=timeout)
-        except (NavigationError, PageCrashed) as exc:
+            await navigation
+        except PagesightError as exc:
             refusals = await self._guard.since(mark)
             refused = next((r.refused for r in refusals if r.tab == tab), None)
             if refused is None:

@@ -540,8 +540,7 @@ class AsyncPage:
         await self._browser.check_history(self, -1)  # OriginNotAllowed before the page moves
 
         async def go_back() -> None:
-            with translate("going back"):
-                await self._page.go_back(wait_until="commit", timeout=timeout * 1000)
+            await self._browser.go_back(self._page, timeout=timeout)
 
         work = self._runner.run("back", None, go_back, wait=0.0, timeout=wait)
         return await self._guarded(work, wait + timeout + _SLACK_S)
