@@ -56,6 +56,15 @@ class _Redirects(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "0")
         self.end_headers()
 
+    def do_POST(self) -> None:
+        # 307: the browser posts the same form again, to the target.
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        target = parse_qs(urlsplit(self.path).query).get("url", ["/"])[0]
+        self.send_response(307)
+        self.send_header("Location", target)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
 
 @pytest.fixture(scope="module")
 def redirector() -> Iterator[str]:
@@ -165,6 +174,10 @@ def test_a_redirect_to_another_origin_is_refused(
     assert _refused(effect) == [("navigation", other_origin.origin)]
     assert f"refused: navigation to {other_origin.origin} (origin not allowed)" in effect.text()
     assert effect.kinds == ("no_op",)
+    assert _href(tab) == links
+    # Posted: a form sent to the redirector, which answers 307 (post it again, there).
+    posted = tab.act(one(tab.observe(), "Send the order via our redirect").id, "click")
+    assert _refused(posted) == [("navigation", other_origin.origin)]
     assert _href(tab) == links
 
 
