@@ -451,6 +451,7 @@ class Agent:
         skills: Iterable[str | Path] = (),
         secrets: Mapping[str, str] | None = None,
         on_step: Callable[[StepRecord], object] | None = None,
+        timeout: float = 30.0,
     ) -> None:
         self._browser = browser
         self._loop = browser._loop
@@ -463,6 +464,7 @@ class Agent:
             skills=skills,
             secrets=secrets,
             on_step=on_step,
+            timeout=timeout,
         )
 
     @property
