@@ -1,8 +1,8 @@
 """``pagesight run``: live progress, the summary and the report's path on success (exit 0), a
 run that ends short of its goal (exit 3), and bad input (exit 2, one line, no traceback) —
-the runs that open a browser as real subprocesses, started at once, and the refusals that
-come before any browser in-process (but one, as a subprocess too); no secret reaches the
-terminal or any file written."""
+the runs that open a browser as real subprocesses, started at once, and the refusals
+in-process (but one, as a subprocess too); no secret reaches the terminal or any file
+written."""
 
 from __future__ import annotations
 
@@ -10,13 +10,14 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from cli_support import MODEL_ENV, Done, run_cli
 from conftest import StaticServer
+from pagesight import Browser
 
 REPO = Path(__file__).resolve().parent.parent
 SECRET = "tok-cli-SECRET-2f9d"
@@ -69,10 +70,10 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def runs(server: StaticServer, closed_port: int, files: Path) -> Iterator[dict[str, Run]]:
-    """The runs that open a browser, and one refused before any, as real subprocesses all
-    started at once; the other refusals run in-process (:func:`test_bad_input_exits_2_with_
-    one_line`)."""
+def runs(server: StaticServer, files: Path) -> Iterator[dict[str, Run]]:
+    """The runs that finish or fail in their own browser, and one refused before any, as
+    real subprocesses all started at once; the other refusals run in-process
+    (``in_process``)."""
     root = files
     page = server.url("steps-contacts.html")
     steps = str(root / "task.steps")
@@ -90,8 +91,6 @@ def runs(server: StaticServer, closed_port: int, files: Path) -> Iterator[dict[s
         # the --timeout given is over (the default 30 s would only be waited out).
         "page unresponsive": run("busy", server.url("edge-busy.html"), "--steps", steps,
                                  "--secret", f"TOKEN={SECRET}", "--timeout", "5"),
-        "unreachable URL": run("dead", f"http://127.0.0.1:{closed_port}/", "--steps", steps,
-                               "--secret", f"TOKEN={SECRET}"),
     }  # fmt: skip
     yield started
     for proc, _ in started.values():
@@ -103,15 +102,26 @@ def runs(server: StaticServer, closed_port: int, files: Path) -> Iterator[dict[s
                 pipe.close()
 
 
-def _in_process(
-    monkeypatch: pytest.MonkeyPatch, server: StaticServer, root: Path, case: str
-) -> tuple[Done, Path]:
-    """A refusal that comes before any browser starts, run by main() in this process (as
-    the subprocess above proves one such refusal on a real stderr)."""
+@pytest.fixture
+def in_process(
+    monkeypatch: pytest.MonkeyPatch,
+    server: StaticServer,
+    browser: Browser,
+    closed_port: int,
+    files: Path,
+) -> Callable[[str], tuple[Done, Path]]:
+    """``in_process(case)``: a refusal run by main() in this process (as the subprocesses
+    above prove one on a real stderr) — before any browser starts, or for a page that cannot
+    be loaded, in the session browser."""
+    root = files
     page = server.url("steps-contacts.html")
     steps = str(root / "task.steps")
     token = ("--secret", f"TOKEN={SECRET}")
-    args, out = {
+    dead = f"http://127.0.0.1:{closed_port}/"
+    cases = {
+        "unreachable URL": (
+            (dead, "--steps", steps, *token, "--cdp-url", browser.cdp_url), root / "dead"
+        ),
         "malformed step": ((page, "--steps", str(root / "bad.steps")), root / "malformed"),
         "goal without a model": ((page, "--goal", "make Alice a senior engineer"), root / "goal"),
         "missing secret": ((page, "--steps", steps), root / "secret"),
@@ -122,9 +132,14 @@ def _in_process(
         "out holds the steps replayed": (
             (page, "--steps", str(root / "replayed" / "steps.txt"), *token), root / "replayed"
         ),
-    }[case]  # fmt: skip
-    done = run_cli(monkeypatch, "run", *args, "--out", str(out), unset=(*MODEL_ENV, "TOKEN"))
-    return done, root / "replayed" if case == "out holds the steps replayed" else out
+    }  # fmt: skip
+
+    def run(case: str) -> tuple[Done, Path]:
+        args, out = cases[case]
+        unset = (*MODEL_ENV, "TOKEN")
+        return run_cli(monkeypatch, "run", *args, "--out", str(out), unset=unset), out
+
+    return run
 
 
 def test_a_run_shows_each_step_then_the_summary_and_the_report(runs: dict[str, Run]) -> None:
@@ -196,22 +211,18 @@ BAD = {
     "out holds the steps replayed": ("--out: ", "holds the steps file replayed"),
     "unreachable URL": ("cannot load http://127.0.0.1:",),
 }
-SUBPROCESS = ("missing steps file", "unreachable URL")  # the others: in-process
+SUBPROCESS = ("missing steps file",)  # the others: in-process
 
 
 @pytest.mark.parametrize("case", BAD)
 def test_bad_input_exits_2_with_one_line(
-    runs: dict[str, Run],
-    files: Path,
-    server: StaticServer,
-    monkeypatch: pytest.MonkeyPatch,
-    case: str,
+    runs: dict[str, Run], in_process: Callable[[str], tuple[Done, Path]], case: str
 ) -> None:
     if case in SUBPROCESS:
         proc, out = runs[case]
         code, stdout, stderr = _finish(proc)
     else:
-        done, out = _in_process(monkeypatch, server, files, case)
+        done, out = in_process(case)
         code, stdout, stderr = done.returncode, done.stdout, done.stderr
     assert "Traceback" not in stderr
     assert code == 2, stderr
