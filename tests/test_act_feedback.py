@@ -189,3 +189,17 @@ def test_a_text_still_shown_by_a_row_left_is_not_reported_removed(
     for still_shown in ("Software Engineer", "Northwind Labs", "London"):
         assert f'- text "{still_shown}"' not in text
     assert '- text "Madrid"' in text
+
+
+def test_the_elements_past_the_summary_are_counted_not_pointed_at(
+    page: Any, server: StaticServer
+) -> None:
+    # 22 links go: eight are named, the rest counted; no pointer to a Python attribute a
+    # model reading the text cannot follow.
+    obs = _open(page, server, "mcp-search-filter.html")
+    eff = page.act(one(obs, "Search contacts", "searchbox").id, "input", text="Alice Chen")
+    lines = eff.text().splitlines()
+    assert "  elements: 0 added, 22 removed, 0 changed" in lines
+    assert sum(line.startswith("  - [") for line in lines) == 8
+    assert "  … 14 more" in lines
+    assert len(eff.changes.removed if eff.changes else ()) == 22
