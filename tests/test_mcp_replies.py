@@ -117,6 +117,8 @@ def test_a_filled_form_reads_as_short_as_its_fields_typed_and_chosen_one_by_one(
         state = _tab(browser, "mcp-fill-form").playwright.evaluate(
             "[document.getElementById('title').value, document.getElementById('location').value]"
         )
+        wrong = [{"ref": title, "value": "CTO"}, {"ref": place, "value": "Atlantis"}]
+        failed.append(await mcp.call_tool("browser_fill_form", {"fields": wrong}))
         form = _texts(await mcp.call_tool("browser_navigate", {"url": url}))[-1]
         title, place = _ref(form, 'textbox "Job title"'), _ref(form, 'combobox "Location"')
         one_by_one = [
@@ -127,6 +129,7 @@ def test_a_filled_form_reads_as_short_as_its_fields_typed_and_chosen_one_by_one(
         ]
         return filled, one_by_one, state
 
+    failed: list[CallToolResult] = []
     filled, one_by_one, state = _with_server(browser, tmp_path, work)
     assert state == ["Staff Engineer", "Tokyo"]
     # Each field's value as it changed, once: no step list, no last step again, no delta
@@ -140,3 +143,14 @@ def test_a_filled_form_reads_as_short_as_its_fields_typed_and_chosen_one_by_one(
         f'  value [{place}] combobox "Location": "London" -> "Tokyo"',
     ]
     assert count_tokens(filled[0]) <= sum(count_tokens(t) for t in one_by_one)
+    # A field that fails: the fields before it said as filled, then its number, the typed
+    # reason and what the page offers.
+    assert failed[0].is_error
+    said = next(c.text for c in failed[0].content if isinstance(c, TextContent)).splitlines()
+    assert said == [
+        f"input [{title}] -> value_change",
+        f'  value [{title}] textbox "Job title": "Staff Engineer" -> "CTO"',
+        f"2. select [{place}] failed (option_not_found): [{place}] has no option 'Atlantis'; "
+        "its options: 'New York', 'London', 'Tokyo', 'Berlin', 'San Francisco', 'Paris', "
+        "'Shanghai', 'Toronto'",
+    ]

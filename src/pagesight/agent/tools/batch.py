@@ -88,5 +88,5 @@ def _step_text(step: StepResult) -> str:
     if step.effect is not None:
         return step.effect.text()
     target = f" [{step.element_id}]" if step.element_id is not None else ""
-    why = f": {step.error}" if step.error is not None else ""
+    why = f" ({step.error.reason}): {step.error}" if step.error is not None else ""
     return f"{step.index + 1}. {step.action}{target} {step.status}{why}"
