@@ -170,3 +170,36 @@ def test_a_restyle_is_seen_under_a_hover_fade_deep_inside_above_and_at_a_fades_e
     eff = page.act(tile.id, "click")
     assert _js(page, "document.activeElement.className") == "ring"
     assert eff.kinds == ("no_op",) and eff.restyled == ()
+
+
+# --- texts that went, and texts still shown -----------------------------------------------------
+
+
+def test_a_text_still_shown_by_a_row_left_is_not_reported_removed(
+    page: Any, server: StaticServer
+) -> None:
+    # Filtering the table takes three rows away; Alice's row, left, shows the same title,
+    # company and city as some of them: those texts are not gone.
+    obs = _open(page, server, "effect-filter-rows.html")
+    page.act(one(obs, "Search contacts", "searchbox").id, "input", text="Alice")
+    eff = page.act(one(page.observe(), "Search", "button").id, "click")
+    assert _js(page, "document.querySelectorAll('#rows tr').length") == 1
+    assert eff.texts_removed == ("Bob Martin", "Carla Diaz", "Designer", "Madrid", "Dev Patel")
+    text = eff.text()
+    for still_shown in ("Software Engineer", "Northwind Labs", "London"):
+        assert f'- text "{still_shown}"' not in text
+    assert '- text "Madrid"' in text
+
+
+def test_the_elements_past_the_summary_are_counted_not_pointed_at(
+    page: Any, server: StaticServer
+) -> None:
+    # 22 links go: eight are named, the rest counted; no pointer to a Python attribute a
+    # model reading the text cannot follow.
+    obs = _open(page, server, "mcp-search-filter.html")
+    eff = page.act(one(obs, "Search contacts", "searchbox").id, "input", text="Alice Chen")
+    lines = eff.text().splitlines()
+    assert "  elements: 0 added, 22 removed, 0 changed" in lines
+    assert sum(line.startswith("  - [") for line in lines) == 8
+    assert "  … 14 more" in lines
+    assert len(eff.changes.removed if eff.changes else ()) == 22

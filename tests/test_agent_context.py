@@ -85,7 +85,7 @@ def test_the_context_keeps_one_full_observation_and_collapses_the_rest(
     # Each call of a batch is answered; the last holds the page now.
     assert (selected.tool_call_id, clicked.tool_call_id) == ("a", "b")
     assert selected.content.startswith("(ran in one batch with the calls after it")
-    assert "1. select" in clicked.content and "2. click" in clicked.content
+    assert "\nselect [" in clicked.content and "\nclick [" in clicked.content  # each's effect
     assert 'button "Archive"' in clicked.content and FULL in clicked.content
     # The model was offered the registry's tools, schemas and all.
     assert {t.name for t in model.tools[0]} == set(agent.registry.names)

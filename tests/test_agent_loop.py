@@ -153,6 +153,11 @@ def test_bad_agent_options_are_refused_before_anything_runs(browser: Browser) ->
     with pytest.raises(InvalidOption) as caught:
         Agent(browser, object())  # type: ignore[arg-type]
     assert caught.value.option == "planner"
+    for timeout in (0, -1.0, True):
+        with pytest.raises(InvalidOption) as caught:
+            Agent(browser, ScriptedPlanner([]), timeout=timeout)
+        assert caught.value.option == "timeout"
+        assert f"a positive number, not {timeout!r}" in str(caught.value)
 
 
 @pytest.mark.parametrize("reason", ["done", "Needs person", "max_steps"])

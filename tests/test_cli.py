@@ -2,7 +2,8 @@
 
 Runs that only check the output call :func:`pagesight.cli.main` in-process, attached to the
 session browser with ``--cdp-url`` (no Chromium start per test). The default path (launching
-Chromium) and every failure run as real subprocesses, so "no traceback" is proven on stderr.
+Chromium) and the failures run as real subprocesses, so "no traceback" is proven on a real
+stderr; the refusals that come before any browser (but one) run in-process.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
+from cli_support import run_cli
 from conftest import PAGES, StaticServer
 from pagesight import Browser
 from pagesight.cli import main
@@ -244,12 +246,36 @@ BAD_INPUT = [
     "--viewport with --cdp-url",
 ]
 Run = tuple[subprocess.Popen[str], tuple[str, ...]]
+# Refused before any browser starts, by argparse or the options' own checks: run in-process
+# (one more such, "unknown --include", runs as a real subprocess).
+IN_PROCESS = ("--max-chars 0", "--viewport 1280", "--viewport 50x800", "--viewport with --cdp-url")
+
+
+def _bad_args(case: str, form: str, dead_cdp: str) -> tuple[str, ...]:
+    return {
+        "unknown --include": ("observe", form, "--include", "bounds,nonsense"),
+        "--max-chars 0": ("observe", form, "--max-chars", "0"),
+        "--viewport 1280": ("observe", form, "--viewport", "1280"),
+        "--viewport 50x800": ("observe", form, "--viewport", "50x800"),
+        "--viewport with --cdp-url": (
+            "observe", form, "--viewport", "900x600", "--cdp-url", dead_cdp
+        ),
+    }[case]  # fmt: skip
+
+
+NAMED = {
+    "unknown --include": ("--include", "nonsense"),
+    "--max-chars 0": ("--max-chars",),
+    "--viewport 1280": ("--viewport", "WIDTHxHEIGHT", "'1280'"),
+    "--viewport 50x800": ("--viewport", "50x800"),
+    "--viewport with --cdp-url": ("--viewport", "attached"),
+}
 
 
 @pytest.fixture(scope="module")
 def bad_runs(server: StaticServer, closed_port: int) -> Iterator[dict[str, Run]]:
-    """Every bad-input run and what its message must name, all started at once (most would
-    otherwise start a Chromium in turn)."""
+    """Every bad-input run done as a subprocess and what its message must name, all started
+    at once (most would otherwise start a Chromium in turn)."""
     form = server.url("form.html")
     dead_url = f"http://127.0.0.1:{closed_port}/"
     dead_cdp = f"http://127.0.0.1:{closed_port}"
@@ -265,28 +291,15 @@ def bad_runs(server: StaticServer, closed_port: int) -> Iterator[dict[str, Run]]
             (dead_cdp, "no browser answers"),
         ),
         "unknown --include": (
-            _start("observe", form, "--include", "bounds,nonsense"),
-            ("--include", "nonsense"),
+            _start(*_bad_args("unknown --include", form, dead_cdp)),
+            NAMED["unknown --include"],
         ),
-        "--max-chars 0": (_start("observe", form, "--max-chars", "0"), ("--max-chars",)),
         "no Chromium": (
             _start("observe", form, env={"PAGESIGHT_CHROMIUM": "/nonexistent"}),
             ("PAGESIGHT_CHROMIUM",),
         ),
-        "--viewport 1280": (
-            _start("observe", form, "--viewport", "1280"),
-            ("--viewport", "WIDTHxHEIGHT", "'1280'"),
-        ),
-        "--viewport 50x800": (
-            _start("observe", form, "--viewport", "50x800"),
-            ("--viewport", "50x800"),
-        ),
-        "--viewport with --cdp-url": (
-            _start("observe", form, "--viewport", "900x600", "--cdp-url", dead_cdp),
-            ("--viewport", "attached"),
-        ),
     }
-    assert list(runs) == BAD_INPUT
+    assert sorted([*runs, *IN_PROCESS]) == sorted(BAD_INPUT)
     yield runs
     for proc, _ in runs.values():
         if proc.poll() is None:
@@ -295,9 +308,20 @@ def bad_runs(server: StaticServer, closed_port: int) -> Iterator[dict[str, Run]]
 
 
 @pytest.mark.parametrize("case", BAD_INPUT)
-def test_bad_input_exits_2_with_one_line(bad_runs: dict[str, Run], case: str) -> None:
-    proc, names = bad_runs[case]
-    code, out, err = _finish(proc)
+def test_bad_input_exits_2_with_one_line(
+    bad_runs: dict[str, Run],
+    server: StaticServer,
+    closed_port: int,
+    monkeypatch: pytest.MonkeyPatch,
+    case: str,
+) -> None:
+    if case in IN_PROCESS:
+        args = _bad_args(case, server.url("form.html"), f"http://127.0.0.1:{closed_port}")
+        done = run_cli(monkeypatch, *args)
+        code, out, err, names = done.returncode, done.stdout, done.stderr, NAMED[case]
+    else:
+        proc, names = bad_runs[case]
+        code, out, err = _finish(proc)
     assert "Traceback" not in err
     assert code == 2, err
     assert out == ""

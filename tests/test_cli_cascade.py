@@ -1,9 +1,10 @@
-"""``pagesight run URL --goal … --model …`` as the whole cascade, through the real CLI in a
-subprocess: a read-only goal the page's text answers is answered with no browser started; one
-the text does not answer goes on to the browser, whose summary counts both layers' tokens; a
-goal that changes something, or ``--no-text-layer``, goes to the browser at once; and
-``--model decisions:…`` runs the decisions planner (Orbit CRM saved, read back from SQLite; a
-refused key is exit 1, a missing one exit 2 before a browser starts).
+"""``pagesight run URL --goal … --model …`` as the whole cascade, through the real CLI (in a
+subprocess where whether a browser starts is the point; else in-process, attached to the
+session browser): a read-only goal the page's text answers is answered with no browser
+started; one the text does not answer goes on to the browser, whose summary counts both
+layers' tokens; a goal that changes something, or ``--no-text-layer``, goes to the browser
+at once; and ``--model decisions:…`` runs the decisions planner (Orbit CRM saved, read back
+from SQLite; a refused key is exit 1, a missing one exit 2 before a browser starts).
 
 Whether a browser started is seen, not guessed: the CLI runs under an audit hook that logs
 every process Python starts (Playwright's driver, which launches Chromium, is one)."""
@@ -14,13 +15,16 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from cli_support import Done, run_cli
 from conftest import StaticServer
 from model_support import latest_page, texts
+from pagesight import Browser
 from pagesight.demo import OrbitApp
 from pagesight.models import price_of
 from pagesight.testing import FakeAnthropic, FakeOpenAI, Reply
@@ -71,6 +75,18 @@ def _cli(
         timeout=180,
     )
     return done, log.read_text(encoding="utf-8").splitlines()
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch, browser: Browser) -> Callable[..., Done]:
+    """``cli(*ARGS, env=)``: ``pagesight run ARGS --cdp-url <session browser>`` in-process,
+    for the runs whose browser is a given (no probe needed): their output, records and exit
+    code are what is tested, and a Chromium start each is saved."""
+
+    def run(*args: str, env: dict[str, str]) -> Done:
+        return run_cli(monkeypatch, "run", *args, "--cdp-url", browser.cdp_url, env=env)
+
+    return run
 
 
 def _browsers(started: list[str]) -> list[str]:
@@ -200,13 +216,16 @@ def test_a_goal_the_text_cannot_answer_goes_on_to_the_browser_counting_both(
     ],
 )
 def test_a_goal_that_changes_something_or_no_text_layer_goes_to_the_browser_first(
-    server: StaticServer, tmp_path: Path, goal: str, options: tuple[str, ...]
+    cli: Callable[..., Done],
+    server: StaticServer,
+    tmp_path: Path,
+    goal: str,
+    options: tuple[str, ...],
 ) -> None:
     out = tmp_path / "run"
     reader = _reader("within 30 days of delivery", "30 days from delivery")
     with FakeOpenAI([reader] * 3) as fake:
-        done, _ = _cli(
-            tmp_path,
+        done = cli(
             server.url("text-refund-policy.html"),
             "--goal",
             goal,
@@ -226,11 +245,12 @@ def test_a_goal_that_changes_something_or_no_text_layer_goes_to_the_browser_firs
     assert summary["model_tokens"] == {"input": fake.usages[0][0], "output": fake.usages[0][1]}
 
 
-def test_the_decisions_planner_runs_the_orbit_task_from_the_cli(tmp_path: Path) -> None:
+def test_the_decisions_planner_runs_the_orbit_task_from_the_cli(
+    cli: Callable[..., Done], tmp_path: Path
+) -> None:
     out = tmp_path / "run"
     with OrbitApp.start() as app, FakeDecisionsServer(orbit_script(), api_key="pplx-cli") as fake:
-        done, _ = _cli(
-            tmp_path,
+        done = cli(
             app.url,
             "--goal",
             ORBIT_GOAL,
@@ -260,12 +280,11 @@ def test_the_decisions_planner_runs_the_orbit_task_from_the_cli(tmp_path: Path) 
 
 
 def test_a_key_the_decisions_api_refuses_is_exit_1_and_one_line(
-    server: StaticServer, tmp_path: Path
+    cli: Callable[..., Done], server: StaticServer, tmp_path: Path
 ) -> None:
     out = tmp_path / "run"
     with FakeDecisionsServer(orbit_script(), api_key="pplx-right") as fake:
-        done, _ = _cli(
-            tmp_path,
+        done = cli(
             server.url("text-refund-policy.html"),
             "--goal",
             "What is the refund window?",

@@ -1,45 +1,46 @@
 """``pagesight run URL --goal TEXT --model PROVIDER:MODEL``: the demo task through the CLI
-against the fake OpenAI server (a real subprocess; tokens and cost in summary.json), a key
-the server refuses (exit 1, one line), and a model that cannot be called from this machine —
-no key, no SDK, an unknown provider — refused with one line, exit 2, before a browser
-starts."""
+against the fake OpenAI server (in-process, on the session browser; tokens and cost in
+summary.json), a key the server refuses (exit 1, one line), and a model that cannot be
+called from this machine — no key, no SDK, an unknown provider — refused with one line,
+exit 2, before a browser starts."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from cli_support import Done, run_cli
 from model_support import GOAL, SAVED, capable
+from pagesight import Browser
 from pagesight.cli import main
 from pagesight.demo import OrbitApp
 from pagesight.models import price_of
 from pagesight.testing import Failure, FakeOpenAI
 
-SRC = Path(__file__).resolve().parents[1] / "src"
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch, browser: Browser) -> Callable[..., Done]:
+    """``cli(*ARGS, env=)``: ``pagesight run ARGS --cdp-url <session browser>`` in-process,
+    no model key from this shell (``env`` the only ones). What is tested is the command's
+    output and exit code, not its process: test_cli_run.py and test_cli_cascade.py run it
+    as a real subprocess, launching its own Chromium."""
+
+    def run(*args: str, env: dict[str, str]) -> Done:
+        return run_cli(monkeypatch, "run", *args, "--cdp-url", browser.cdp_url, env=env)
+
+    return run
 
 
-def _cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    keys = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
-    environ = {k: v for k, v in os.environ.items() if k not in keys}
-    return subprocess.run(
-        [sys.executable, "-m", "pagesight.cli", "run", *args],
-        check=False,
-        capture_output=True,
-        text=True,
-        env={**environ, "PYTHONPATH": str(SRC), **env},
-        timeout=180,
-    )
-
-
-def test_a_goal_run_through_the_cli_saves_the_task_and_sums_usage(tmp_path: Path) -> None:
+def test_a_goal_run_through_the_cli_saves_the_task_and_sums_usage(
+    cli: Callable[..., Done], tmp_path: Path
+) -> None:
     out = tmp_path / "run"
     with OrbitApp.start() as app, FakeOpenAI([capable] * 4, api_key="sk-cli") as fake:
-        done = _cli(
+        done = cli(
             app.url,
             "--goal",
             GOAL,
@@ -68,10 +69,12 @@ def test_a_goal_run_through_the_cli_saves_the_task_and_sums_usage(tmp_path: Path
     assert [r["decision"]["usage"]["input_tokens"] for r in records] == [i for i, _ in fake.usages]
 
 
-def test_a_refused_key_ends_the_run_with_exit_1_and_one_line(tmp_path: Path) -> None:
+def test_a_refused_key_ends_the_run_with_exit_1_and_one_line(
+    cli: Callable[..., Done], tmp_path: Path
+) -> None:
     out = tmp_path / "run"
     with OrbitApp.start() as app, FakeOpenAI([Failure.unauthorized()]) as fake:
-        done = _cli(
+        done = cli(
             app.url,
             "--goal",
             GOAL,
@@ -173,7 +176,7 @@ def test_model_options_with_steps_or_without_a_goal_are_refused(
     ids=["browser run", "text layer"],
 )
 def test_a_key_or_secret_the_server_quotes_back_is_never_printed_or_written(
-    tmp_path: Path, goal: str
+    cli: Callable[..., Done], tmp_path: Path, goal: str
 ) -> None:
     # A proxy or a local server may echo the key it refuses, and a 400 may quote the
     # request (the goal, which names a secret's value): neither reaches the terminal or
@@ -182,7 +185,7 @@ def test_a_key_or_secret_the_server_quotes_back_is_never_printed_or_written(
     key, secret = "sk-live-ECHOED-0123456789", "hunter2-pw"
     said = f"Incorrect API key provided: {key}; request said {secret}"
     with OrbitApp.start() as app, FakeOpenAI([Failure(status=401, message=said)]) as fake:
-        done = _cli(
+        done = cli(
             app.url,
             "--goal",
             f"{goal} (password {secret})",

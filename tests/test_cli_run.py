@@ -1,6 +1,8 @@
 """``pagesight run``: live progress, the summary and the report's path on success (exit 0), a
-run that ends short of its goal (exit 3), and bad input (exit 2, one line, no traceback) — as
-real subprocesses, started at once; no secret reaches the terminal or any file written."""
+run that ends short of its goal (exit 3), and bad input (exit 2, one line, no traceback) —
+the runs that open a browser as real subprocesses, started at once, and the refusals
+in-process (but one, as a subprocess too); no secret reaches the terminal or any file
+written."""
 
 from __future__ import annotations
 
@@ -8,12 +10,14 @@ import json
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+from cli_support import MODEL_ENV, Done, run_cli
 from conftest import StaticServer
+from pagesight import Browser
 
 REPO = Path(__file__).resolve().parent.parent
 SECRET = "tok-cli-SECRET-2f9d"
@@ -52,14 +56,25 @@ def _finish(proc: subprocess.Popen[str]) -> tuple[int, str, str]:
 
 
 @pytest.fixture(scope="module")
-def runs(
-    server: StaticServer, closed_port: int, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[dict[str, Run]]:
+def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The scripts and folders the runs are given."""
     root = tmp_path_factory.mktemp("cli-run")
     (root / "task.steps").write_text(TASK)
     (root / "bad.steps").write_text("click Alice Chen's Edit button\n\nfill in the form\n")
     failing = TASK.replace('expect "Saved Alice Chen"', 'expect "Saved Bob Martin"')
     (root / "failing.steps").write_text(failing)
+    (root / "taken").write_text("a file, not a folder")
+    (root / "replayed").mkdir()
+    (root / "replayed" / "steps.txt").write_text(TASK)
+    return root
+
+
+@pytest.fixture(scope="module")
+def runs(server: StaticServer, files: Path) -> Iterator[dict[str, Run]]:
+    """The runs that finish or fail in their own browser, and one refused before any, as
+    real subprocesses all started at once; the other refusals run in-process
+    (``in_process``)."""
+    root = files
     page = server.url("steps-contacts.html")
     steps = str(root / "task.steps")
 
@@ -67,32 +82,15 @@ def runs(
         out = root / name
         return _start(*args, "--out", str(out), env=env), out
 
-    (root / "taken").write_text("a file, not a folder")
-    (root / "replayed").mkdir()
-    (root / "replayed" / "steps.txt").write_text(TASK)
     started = {
         "ok": run("ok", page, "--steps", steps, "--secret", f"TOKEN={SECRET}"),
         "failed expect": run("failed", page, "--steps", str(root / "failing.steps"),
                              env={"TOKEN": SECRET}),
         "missing steps file": run("missing", page, "--steps", str(root / "nope.steps")),
-        "malformed step": run("malformed", page, "--steps", str(root / "bad.steps")),
-        "goal without a model": run("goal", page, "--goal", "make Alice a senior engineer"),
-        "missing secret": run("secret", page, "--steps", steps),
-        "secret without its name": run("noname", page, "--steps", steps, "--secret", SECRET),
-        # A page whose script never yields: the browser side fails (its own Chromium).
+        # A page whose script never yields: the browser side fails (its own Chromium), once
+        # the --timeout given is over (the default 30 s would only be waited out).
         "page unresponsive": run("busy", server.url("edge-busy.html"), "--steps", steps,
-                                 "--secret", f"TOKEN={SECRET}"),
-        "out is a file": (_start(page, "--steps", steps, "--secret", f"TOKEN={SECRET}",
-                                 "--out", str(root / "taken")), root / "taken"),
-        "out inside a file": (_start(page, "--steps", steps, "--secret", f"TOKEN={SECRET}",
-                                     "--out", str(root / "taken" / "run")), root / "taken"),
-        "out holds the steps replayed": (
-            _start(page, "--steps", str(root / "replayed" / "steps.txt"),
-                   "--secret", f"TOKEN={SECRET}", "--out", str(root / "replayed")),
-            root / "replayed",
-        ),
-        "unreachable URL": run("dead", f"http://127.0.0.1:{closed_port}/", "--steps", steps,
-                               "--secret", f"TOKEN={SECRET}"),
+                                 "--secret", f"TOKEN={SECRET}", "--timeout", "5"),
     }  # fmt: skip
     yield started
     for proc, _ in started.values():
@@ -102,6 +100,46 @@ def runs(
         for pipe in (proc.stdout, proc.stderr):  # read or not (a test deselected)
             if pipe is not None:
                 pipe.close()
+
+
+@pytest.fixture
+def in_process(
+    monkeypatch: pytest.MonkeyPatch,
+    server: StaticServer,
+    browser: Browser,
+    closed_port: int,
+    files: Path,
+) -> Callable[[str], tuple[Done, Path]]:
+    """``in_process(case)``: a refusal run by main() in this process (as the subprocesses
+    above prove one on a real stderr) — before any browser starts, or for a page that cannot
+    be loaded, in the session browser."""
+    root = files
+    page = server.url("steps-contacts.html")
+    steps = str(root / "task.steps")
+    token = ("--secret", f"TOKEN={SECRET}")
+    dead = f"http://127.0.0.1:{closed_port}/"
+    cases = {
+        "unreachable URL": (
+            (dead, "--steps", steps, *token, "--cdp-url", browser.cdp_url), root / "dead"
+        ),
+        "malformed step": ((page, "--steps", str(root / "bad.steps")), root / "malformed"),
+        "goal without a model": ((page, "--goal", "make Alice a senior engineer"), root / "goal"),
+        "missing secret": ((page, "--steps", steps), root / "secret"),
+        "secret without its name": ((page, "--steps", steps, "--secret", SECRET), root / "noname"),
+        "timeout of 0": ((page, "--steps", steps, *token, "--timeout", "0"), root / "timeout"),
+        "out is a file": ((page, "--steps", steps, *token), root / "taken"),
+        "out inside a file": ((page, "--steps", steps, *token), root / "taken" / "run"),
+        "out holds the steps replayed": (
+            (page, "--steps", str(root / "replayed" / "steps.txt"), *token), root / "replayed"
+        ),
+    }  # fmt: skip
+
+    def run(case: str) -> tuple[Done, Path]:
+        args, out = cases[case]
+        unset = (*MODEL_ENV, "TOKEN")
+        return run_cli(monkeypatch, "run", *args, "--out", str(out), unset=unset), out
+
+    return run
 
 
 def test_a_run_shows_each_step_then_the_summary_and_the_report(runs: dict[str, Run]) -> None:
@@ -156,7 +194,7 @@ def test_a_browser_failure_exits_1_with_one_line_and_what_was_written_stays(
     assert code == 1, stderr
     assert "Traceback" not in stderr
     assert stderr.count("\n") == 1
-    assert stderr.startswith("pagesight: ") and "did not answer within 30 s" in stderr
+    assert stderr.startswith("pagesight: ") and "did not answer within 5 s" in stderr
     assert (out / "report.html").is_file() and (out / "run.jsonl").is_file()
     assert not (out / "summary.json").exists()  # only a run that ended on its own has one
 
@@ -167,17 +205,25 @@ BAD = {
     "goal without a model": ("--model: a --goal is given to a model: add --model PROVIDER:MODEL",),
     "secret without its name": ("--secret: expected NAME=VALUE (what was given is not shown)",),
     "missing secret": ("task.steps: line 5: {{TOKEN}} needs a value: --secret TOKEN=VALUE",),
+    "timeout of 0": ("--timeout: must be a positive number of seconds, not 0.0",),
     "out is a file": ("--out: ", "taken' is a file, not a folder for the run's records"),
     "out inside a file": ("--out: ", "taken/run' is inside a file", "not a folder"),
     "out holds the steps replayed": ("--out: ", "holds the steps file replayed"),
     "unreachable URL": ("cannot load http://127.0.0.1:",),
 }
+SUBPROCESS = ("missing steps file",)  # the others: in-process
 
 
 @pytest.mark.parametrize("case", BAD)
-def test_bad_input_exits_2_with_one_line(runs: dict[str, Run], case: str) -> None:
-    proc, out = runs[case]
-    code, stdout, stderr = _finish(proc)
+def test_bad_input_exits_2_with_one_line(
+    runs: dict[str, Run], in_process: Callable[[str], tuple[Done, Path]], case: str
+) -> None:
+    if case in SUBPROCESS:
+        proc, out = runs[case]
+        code, stdout, stderr = _finish(proc)
+    else:
+        done, out = in_process(case)
+        code, stdout, stderr = done.returncode, done.stdout, done.stderr
     assert "Traceback" not in stderr
     assert code == 2, stderr
     assert stdout == ""

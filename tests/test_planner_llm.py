@@ -479,7 +479,7 @@ def test_once_the_page_is_read_off_the_screen_the_model_gets_the_marked_picture(
 # --- the demo task, as a capable model would do it -------------------------------------
 
 
-def test_the_model_planner_completes_the_orbit_crm_task(tmp_path: Path) -> None:
+def test_the_model_planner_completes_the_orbit_crm_task(browser: Browser, tmp_path: Path) -> None:
     edit = "(?:link|button)"
     script: Script = [
         lambda m: ModelReply.calling(
@@ -510,9 +510,13 @@ def test_the_model_planner_completes_the_orbit_crm_task(tmp_path: Path) -> None:
         ModelReply.calling("done"),
     ]
     model = ScriptedModel(script)
-    with OrbitApp.start() as app, Browser.launch() as browser:
+    with OrbitApp.start() as app:  # on the session browser, its tab closed after
         agent = Agent(browser, ModelPlanner(model), out=tmp_path, max_steps=10)
-        result = agent.run(app.url, goal="Alice Chen: Senior Software Engineer, New York")
+        try:
+            result = agent.run(app.url, goal="Alice Chen: Senior Software Engineer, New York")
+        finally:
+            if agent.page is not None:
+                agent.page.close()
         rows = app.query("SELECT job_title, location FROM contacts WHERE name = 'Alice Chen'")
     assert rows == [{"job_title": "Senior Software Engineer", "location": "New York"}]
     assert result.stop_reason == "done" and result.rounds == 4

@@ -7,12 +7,12 @@ served in its redesign, the state read back from its SQLite database."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from cli_support import run_cli
 from conftest import StaticServer
 from pagesight import Agent, Browser, RunResult
 from pagesight.demo import DEMO_STEPS, OrbitApp
@@ -66,28 +66,35 @@ def _recorded(browser: Browser, server: StaticServer, out: Path) -> Path:
     return out / "steps.txt"
 
 
+@pytest.fixture(scope="module")
+def recorded(
+    browser: Browser, server: StaticServer, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """The task's run on steps-contacts.html, recorded once: its steps.txt, which the tests
+    here read and replay (into folders of their own), none writing to it."""
+    return _recorded(browser, server, tmp_path_factory.mktemp("recorded") / "run")
+
+
 def _steps(path: Path) -> list[str]:
     return [line for line in path.read_text().splitlines() if not line.startswith("#")]
 
 
 def test_a_run_compiles_into_steps_named_by_their_words_with_the_selector_as_a_hint(
-    browser: Browser, server: StaticServer, tmp_path: Path
+    recorded: Path, server: StaticServer
 ) -> None:
-    steps = _recorded(browser, server, tmp_path / "run")
+    steps = recorded
     assert _steps(steps) == COMPILED
     assert TOKEN not in steps.read_text()
     header = steps.read_text().splitlines()[:2]
-    assert header[1] == (
-        f"#   pagesight run {server.url('steps-contacts.html')} --steps {tmp_path}/run/steps.txt"
-    )
+    assert header[1] == (f"#   pagesight run {server.url('steps-contacts.html')} --steps {steps}")
     # Round trip: the file reads back as steps that write out as the same lines.
     assert [format_step(s) for s in parse(steps.read_text())] == COMPILED
 
 
 def test_a_replay_on_the_same_page_follows_its_hints(
-    browser: Browser, server: StaticServer, tmp_path: Path
+    browser: Browser, server: StaticServer, tmp_path: Path, recorded: Path
 ) -> None:
-    steps = _recorded(browser, server, tmp_path / "run")
+    steps = recorded
     planner = StepsPlanner.from_file(steps)
     result, state = _run(browser, planner, server.url("steps-contacts.html"), tmp_path / "again")
     assert result.stop_reason == "done", result.message
@@ -105,9 +112,9 @@ def test_a_replay_on_the_same_page_follows_its_hints(
 
 
 def test_a_replay_after_a_redesign_heals_every_step_and_saves_the_right_values(
-    browser: Browser, server: StaticServer, tmp_path: Path
+    browser: Browser, server: StaticServer, tmp_path: Path, recorded: Path
 ) -> None:
-    steps = _recorded(browser, server, tmp_path / "run")
+    steps = recorded
     planner = StepsPlanner.from_file(steps)
     result, state = _run(browser, planner, server.url("steps-contacts-v2.html"), tmp_path / "v2")
     assert result.stop_reason == "done", result.message
@@ -140,15 +147,19 @@ def test_a_replay_after_a_redesign_heals_every_step_and_saves_the_right_values(
 
 
 def test_a_replay_from_the_command_line_says_which_steps_healed(
-    browser: Browser, server: StaticServer, tmp_path: Path
+    browser: Browser,
+    server: StaticServer,
+    tmp_path: Path,
+    recorded: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    steps = _recorded(browser, server, tmp_path / "run")
-    proc = subprocess.run(
-        [sys.executable, "-m", "pagesight.cli", "run", server.url("steps-contacts-v2.html"),
-         "--steps", str(steps), "--secret", f"TOKEN={TOKEN}", "--out", str(tmp_path / "v2")],
-        check=False, capture_output=True, text=True, timeout=120,
-        cwd=Path(__file__).resolve().parent.parent,
-        env={k: v for k, v in os.environ.items() if k != "TOKEN"},
+    # In-process, on the session browser: what it prints is tested, not its process
+    # (test_cli_run.py runs `pagesight run` as a real subprocess).
+    proc = run_cli(
+        monkeypatch,
+        "run", server.url("steps-contacts-v2.html"), "--steps", str(recorded),
+        "--secret", f"TOKEN={TOKEN}", "--out", str(tmp_path / "v2"), "--cdp-url", browser.cdp_url,
+        unset=("TOKEN",),
     )  # fmt: skip
     assert (proc.returncode, proc.stderr) == (0, ""), proc.stdout + proc.stderr
     healed = [ln for ln in proc.stdout.splitlines() if ln.startswith("healed: ")]

@@ -122,6 +122,13 @@ def add_run_options(
     )
     run.add_argument("--cdp-url", default=None, help="attach to a running Chromium instead")
     run.add_argument("--viewport", type=viewport, default=None, metavar="WxH")
+    run.add_argument(
+        "--timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="how long the page may take to load and to answer each look at it (default 30)",
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -149,6 +156,8 @@ def run(args: argparse.Namespace) -> int:
             raise InvalidOption("no_text_layer", "is for a --goal; --steps has no text layer")
     if args.max_steps is not None and args.max_steps < 1:
         raise InvalidOption("max_steps", f"must be a positive number, not {args.max_steps}")
+    if not args.timeout > 0:
+        raise InvalidOption("timeout", f"must be a positive number of seconds, not {args.timeout}")
     if args.cdp_url and (args.headed or args.viewport):
         raise InvalidOption(
             "cdp_url", "an attached browser keeps its windows: no --headed or --viewport"
@@ -182,6 +191,7 @@ def run(args: argparse.Namespace) -> int:
         viewport=args.viewport,
         cdp_url=args.cdp_url,
         text_layer=text_layer,
+        timeout=args.timeout,
     )
     return 0 if result.reached else 3
 
@@ -303,6 +313,7 @@ def run_agent(
     viewport: tuple[int, int] | None = None,
     cdp_url: str | None = None,
     text_layer: TextLayerResult | None = None,
+    timeout: float = 30.0,
 ) -> RunResult:
     """Run ``planner`` from ``url`` with a line on the terminal per step, then the summary
     and where the report is (``pagesight run`` with steps or a goal, and the demo)."""
@@ -315,7 +326,15 @@ def run_agent(
     else:
         browser = Browser.launch(headless=not headed, viewport=viewport or DEFAULT_VIEWPORT)
     with browser:
-        agent = Agent(browser, planner, max_steps=max_steps, out=out, secrets=secrets, on_step=show)
+        agent = Agent(
+            browser,
+            planner,
+            max_steps=max_steps,
+            out=out,
+            secrets=secrets,
+            on_step=show,
+            timeout=timeout,
+        )
         try:
             result = agent.run(url, goal, text_layer=text_layer)
         finally:

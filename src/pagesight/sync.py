@@ -488,6 +488,7 @@ class Agent:
         skills: Iterable[str | Path] = (),
         secrets: Mapping[str, str] | None = None,
         on_step: Callable[[StepRecord], object] | None = None,
+        timeout: float = 30.0,
     ) -> None:
         self._browser = browser
         self._loop = browser._loop
@@ -500,6 +501,7 @@ class Agent:
             skills=skills,
             secrets=secrets,
             on_step=on_step,
+            timeout=timeout,
         )
 
     @property

@@ -8,7 +8,6 @@ means nothing was seen to change — not that the server did nothing.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -241,7 +240,9 @@ class Effect:
             shown += [("~", el) for el in reshaped]
             lines.extend(f"  {sign} {_brief(el)}" for sign, el in shown[:_MAX_LINES])
             if len(shown) > _MAX_LINES:
-                lines.append(f"  … {len(shown) - _MAX_LINES} more in observation.changes")
+                # No pointer to where the rest is: a model reads the page after the action
+                # (the agent's, an MCP client's), a program has ``changes``.
+                lines.append(f"  … {len(shown) - _MAX_LINES} more")
         for before, after in self.values:
             lines.append(
                 f"  value [{after.id}] {after.role} {after.quoted_name}: {_value(before)}"
@@ -484,10 +485,16 @@ def _newly_focused(before: Observation, after: Observation, acted: int | None) -
 def _text_changes(
     before: tuple[Node, ...], after: tuple[Node, ...]
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """Up to a few texts (text lines and headings) that appeared and that disappeared."""
-    old, new = Counter(_texts(before)), Counter(_texts(after))
-    added = [t for t in new if new[t] > old[t]]
-    removed = [t for t in old if old[t] > new[t]]
+    """Up to a few texts (text lines and headings) that appeared and that disappeared.
+
+    A text is removed only when the page no longer shows it anywhere, and added only when it
+    did not show it before: rows filtered away take their title and city with them, but the
+    row left showing the same title still shows it, and "- text" would tell the model that it
+    is gone."""
+    old, new = _texts(before), _texts(after)
+    shown_before, shown_after = set(old), set(new)
+    added = [t for t in dict.fromkeys(new) if t not in shown_before]
+    removed = [t for t in dict.fromkeys(old) if t not in shown_after]
     return _short(added), _short(removed)
 
 

@@ -66,7 +66,9 @@ class AsyncAgent:
     extra skills (``*/SKILL.md``); ``secrets``: values a tool argument names as
     ``{{NAME}}``, typed into the page but never written anywhere; ``out``: the run's folder
     (default ``runs/<UTC timestamp>/``; a folder used before is cleared first);
-    ``on_step``: called with each StepRecord once it is written (live progress).
+    ``on_step``: called with each StepRecord once it is written (live progress);
+    ``timeout``: seconds the page may take to load, and to answer each observation (a page
+    whose script never yields fails the run with PageUnresponsive after it).
     """
 
     def __init__(
@@ -80,9 +82,12 @@ class AsyncAgent:
         skills: Iterable[str | Path] = (),
         secrets: Mapping[str, str] | None = None,
         on_step: Callable[[StepRecord], object] | None = None,
+        timeout: float = 30.0,
     ) -> None:
         if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
             raise InvalidOption("max_steps", f"max_steps must be a positive int, not {max_steps!r}")
+        if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+            raise InvalidOption("timeout", f"timeout must be a positive number, not {timeout!r}")
         if not callable(getattr(planner, "decide", None)):
             raise InvalidOption(
                 "planner", f"a planner has an async decide(state) method; {planner!r} has none"
@@ -95,6 +100,7 @@ class AsyncAgent:
         self._skills = Skills.load(skills)
         self._secrets = Secrets(secrets)
         self._on_step = on_step
+        self._timeout = float(timeout)
         self._page: AsyncPage | None = None
 
     @property
@@ -149,7 +155,7 @@ class AsyncAgent:
 
     async def _run(self, url: str, goal: str | None, recorder: RunRecorder) -> RunResult:
         started = time.monotonic()
-        page = await self._browser.open(url)
+        page = await self._browser.open(url, timeout=self._timeout)
         self._page = page
         session = Session(
             browser=self._browser,
@@ -173,7 +179,9 @@ class AsyncAgent:
             if after is not None and previous is not None and include <= after.include:
                 obs = _since(after, previous)
             else:
-                obs = await session.page.observe(since=previous, include=include)
+                obs = await session.page.observe(
+                    since=previous, include=include, timeout=self._timeout
+                )
             session.latest = previous = obs
             observe_s = time.monotonic() - clock
             state = self._state(goal, number, obs, history, session)

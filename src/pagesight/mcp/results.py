@@ -7,12 +7,19 @@ context keeps: a change is shown when it is the same document read from the DOM 
 than the page), and nothing when the effect already named every change (a typed value). A
 screenshot comes as an image. No structured content: it would repeat the text, and every
 token returned is the model's to pay.
+
+When the whole page follows, the effect is cut to what the page cannot say: its element
+lists (``+ [11] link …``, the page shows what is there now, the count line what went) and its
+``url:`` line (the page's first line has the URL) are left out; its kinds, values, texts
+and events stay.
 """
 
 from __future__ import annotations
 
 import base64
+import re
 from dataclasses import replace
+from typing import Any
 
 from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent
 
@@ -25,8 +32,11 @@ from pagesight.observe.tokens import count_tokens
 
 def content(result: ToolResult, *, before: Observation | None) -> CallToolResult:
     """``result`` for the client; ``before``: the session's latest page before the call."""
-    blocks: list[ContentBlock] = [TextContent(text=result.text)]
     page = page_after(result, before=before)
+    text = result.text
+    if page is not None and page.startswith(FULL):
+        text = without_what_the_page_shows(text)
+    blocks: list[ContentBlock] = [TextContent(text=text)]
     if page is not None:
         blocks.append(TextContent(text=page))
     if result.image is not None:
@@ -55,14 +65,38 @@ def page_after(result: ToolResult, *, before: Observation | None) -> str | None:
     return f"{DELTA}\n{delta}"
 
 
+_SHOWN_BY_THE_PAGE = re.compile(
+    r"^  (?:[+~-] \[\d+\] .*|… \d+ more|url: .* \((?:new|same) document\))$"
+)
+"""An effect's lines the whole page repeats: an element added, removed or changed (or how
+many more), and the URL it went to."""
+
+
+def without_what_the_page_shows(text: str) -> str:
+    """``text`` (a tool's, holding one effect or a batch's several) without the lines the
+    whole page after it repeats."""
+    return "\n".join(line for line in text.splitlines() if not _SHOWN_BY_THE_PAGE.match(line))
+
+
 def _told(changed: Observation, result: ToolResult) -> bool:
-    """Whether the effect already said all that changed: only values moved, each one the
-    effect names (a typed field, a chosen option), so the delta would repeat it."""
+    """Whether the text already said all that changed: only values moved, each one an effect
+    names (a typed field, a chosen option; each step's, for a batch or a filled form), so the
+    delta would repeat it."""
     changes, effect = changed.changes, result.effect
     if changes is None or effect is None or changes.added or changes.removed:
         return False
-    named = {after.id for _, after in effect.values}
+    named = {after.id for _, after in effect.values} | _named_by_steps(result.value)
     return bool(changes.changed) and all(after.id in named for _, after in changes.changed)
+
+
+def _named_by_steps(value: dict[str, Any]) -> set[int]:
+    """The elements whose value change a batch's steps (each with its effect in the text)
+    named."""
+    named: set[int] = set()
+    for step in value.get("steps", ()):
+        effect = step.get("effect") or {}
+        named.update(change["after"]["id"] for change in effect.get("values", ()))
+    return named
 
 
 def failure(reason: str, message: str) -> CallToolResult:

@@ -5,6 +5,7 @@ from typing import Any
 
 import pydantic
 
+from pagesight.act.batch import StepResult
 from pagesight.agent.registry import masked, reason_of
 from pagesight.agent.session import Session
 from pagesight.agent.tool import PageStep, ToolFailure, ToolResult
@@ -51,9 +52,7 @@ async def batch(session: Session, *, actions: list[BatchAction]) -> ToolResult:
         return ToolResult.failure(reason_of(exc), f"{exc}; nothing was run")
     if result.effect is not None:
         session.latest = result.effect.observation
-    lines = [result.text()]
-    if result.effect is not None:
-        lines.append(result.effect.text())
+    lines = [_step_text(s) for s in result.steps]
     value = {
         "steps": [
             {
@@ -98,3 +97,13 @@ async def batch(session: Session, *, actions: list[BatchAction]) -> ToolResult:
         text = f"error ({failure.reason}): {failure.message}\n{out.text}"
         out = replace(out, text=text, error=failure)
     return masked(out, session)
+
+
+def _step_text(step: StepResult) -> str:
+    """A step that ran: its effect, as the same action called alone says it (so a batch
+    reads no longer than its calls one by one); one that did not: its number, and why."""
+    if step.effect is not None:
+        return step.effect.text()
+    target = f" [{step.element_id}]" if step.element_id is not None else ""
+    why = f" ({step.error.reason}): {step.error}" if step.error is not None else ""
+    return f"{step.index + 1}. {step.action}{target} {step.status}{why}"
