@@ -93,7 +93,7 @@ async def batch(session: Session, *, actions: list[BatchAction]) -> ToolResult:
         # error for the model, as the same action alone is (registry.effect_result).
         error = session.browser.origins.refusal(refused.url)
         failure = ToolFailure(reason=reason_of(error), message=str(error))
-        # Said first, as for one action: the step's own line reads "done".
+        # Said first, as for one action: the step's own effect reads as a no_op.
         text = f"error ({failure.reason}): {failure.message}\n{out.text}"
         out = replace(out, text=text, error=failure)
     return masked(out, session)
@@ -105,5 +105,5 @@ def _step_text(step: StepResult) -> str:
     if step.effect is not None:
         return step.effect.text()
     target = f" [{step.element_id}]" if step.element_id is not None else ""
-    why = f" ({step.error.reason}): {step.error}" if step.error is not None else ""
+    why = f" ({reason_of(step.error)}): {step.error}" if step.error is not None else ""
     return f"{step.index + 1}. {step.action}{target} {step.status}{why}"
