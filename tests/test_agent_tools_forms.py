@@ -256,6 +256,39 @@ def test_handle_dialog_answers_the_next_dialog_once_then_the_policy_again(
         page.close()
 
 
+def test_handle_dialog_answers_every_dialog_of_the_next_action_and_lapses_after_it(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = browser.open(server.url("tools-dialogs.html"))
+    try:
+        session = _session(page, browser)
+        obs = page.observe()
+        empty, sort, delete = (
+            one(obs, n).id for n in ("Empty the bin", "Sort by name", "Delete report.pdf")
+        )
+        status = "document.getElementById('status').textContent"
+
+        # A confirm and then its "Really?": repeating the action after handle_dialog must be
+        # able to get past both, or the second could never be accepted.
+        _call(browser, session, "handle_dialog", accept=True)
+        emptied = _call(browser, session, "click", ref=empty)
+        lines = emptied.text.splitlines()
+        assert '  dialog confirm "Empty the bin?": accepted' in lines
+        assert '  dialog confirm "Really? This cannot be undone.": accepted' in lines
+        assert page.playwright.evaluate(status) == "bin emptied"
+
+        # Told to accept, but the action repeated opened no dialog this time: the answer
+        # lapses with it, and is not left to accept an unrelated confirm later on.
+        _call(browser, session, "handle_dialog", accept=True)
+        _call(browser, session, "click", ref=sort)
+        assert page.playwright.evaluate(status) == "sorted by name"
+        later = _call(browser, session, "click", ref=delete)
+        assert '  dialog confirm "Delete report.pdf?": dismissed' in later.text.splitlines()
+        assert page.playwright.evaluate(status) == "kept (try 1)"
+    finally:
+        page.close()
+
+
 # --- a run's steps.txt ----------------------------------------------------------------------
 
 

@@ -139,10 +139,12 @@ class AsyncPage:
         self._dialogs = policy
 
     async def answer_next_dialog(self, *, accept: bool, prompt_text: str | None = None) -> None:
-        """Answer the next JavaScript dialog of this tab so (``accept``; an accepted
-        ``prompt()`` returns ``prompt_text``, by default the policy's), once: the dialogs
-        after it are answered by :attr:`dialogs` again. Dialogs are answered the moment they
-        open, so call this before the action that opens one."""
+        """Answer the JavaScript dialogs of this tab's next action so (``accept``; an
+        accepted ``prompt()`` returns ``prompt_text``, by default the policy's): each dialog
+        that action opens (a confirm and its "Really?"), then the answer lapses, whether the
+        action opened one or not, and :attr:`dialogs` answers again. A dialog opened outside
+        any action before then (by a timer) takes it instead. Dialogs are answered the moment
+        they open, so call this before the action that opens one."""
         if not isinstance(accept, bool):
             raise InvalidOption("accept", f"accept must be True or False, not {accept!r}")
         if prompt_text is not None and not isinstance(prompt_text, str):
