@@ -147,6 +147,37 @@ def test_fill_form_stops_at_the_first_failure_and_refuses_a_field_of_the_wrong_k
         page.close()
 
 
+def test_fill_form_goes_by_the_fields_state_now_not_as_the_latest_observation_saw_it(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = browser.open(server.url("tools-fill-form.html"))
+    try:
+        session = _session(page, browser)
+        obs = _call(browser, session, "observe").observation
+        assert obs is not None
+        terms, news = one(obs, "Accept the terms").id, one(obs, "Subscribe to newsletter").id
+        # The page changes both boxes after the model read it (a script, another tab's sync):
+        # a click decided by that reading would flip each back from what is asked.
+        page.playwright.evaluate(
+            "document.getElementById('terms').checked = true;"
+            "document.getElementById('news').checked = false"
+        )
+        filled = _call(
+            browser,
+            session,
+            "fill_form",
+            fields=[{"ref": terms, "value": "true"}, {"ref": news, "value": "false"}],
+        )
+        assert filled.error is None, filled.text
+        assert [f["status"] for f in filled.value["fields"]] == ["unchanged", "unchanged"]
+        assert page.playwright.evaluate("window.toggles") == []  # neither was clicked
+        assert page.playwright.evaluate(
+            "[document.getElementById('terms').checked, document.getElementById('news').checked]"
+        ) == [True, False]
+    finally:
+        page.close()
+
+
 def test_fill_form_types_a_secret_and_masks_it_in_the_result(
     browser: Browser, server: StaticServer
 ) -> None:

@@ -44,7 +44,7 @@ async def fill_form(session: Session, *, fields: list[FormField]) -> ToolResult:
     """
     if not fields:
         return ToolResult.failure("invalid_arguments", "fill_form: give at least one field")
-    elements = await _elements(session, {f.ref for f in fields})
+    elements = await _elements(session)
     actions: list[BatchAction] = []
     planned: list[dict[str, Any]] = []  # one a field, with the batch step that fills it
     for number, item in enumerate(fields, start=1):
@@ -99,13 +99,9 @@ async def fill_form(session: Session, *, fields: list[FormField]) -> ToolResult:
     return replace(result, text=text, value={**result.value, "fields": statuses})
 
 
-async def _elements(session: Session, refs: set[int]) -> dict[int, Element]:
-    """The elements of ``refs`` as the latest observation shows them, read from the page
-    again if it does not show them all (an observation from before the page changed)."""
-    latest = session.latest
-    known = {e.id: e for e in latest.elements} if latest is not None else {}
-    if refs <= known.keys():
-        return known
+async def _elements(session: Session) -> dict[int, Element]:
+    """The page's elements as they are now. Not the latest observation's: a box a script
+    ticked since would be clicked, so unticked, by a plan made from it (ids stay the same)."""
     obs = await session.page.observe()
     session.latest = obs
     return {e.id: e for e in obs.elements}
