@@ -178,6 +178,33 @@ def test_fill_form_goes_by_the_fields_state_now_not_as_the_latest_observation_sa
         page.close()
 
 
+def test_fill_form_says_so_when_a_field_it_filled_changed_another_it_had_planned(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = browser.open(server.url("tools-fill-form.html"))
+    try:
+        session = _session(page, browser)
+        obs = _call(browser, session, "observe").observation
+        assert obs is not None
+        extras, gift = one(obs, "All extras").id, one(obs, "Gift wrap").id
+        # Both unticked when planned: both are clicked, but the first click ticks the second
+        # box already, so the second click unticks it. That is no success.
+        filled = _call(
+            browser,
+            session,
+            "fill_form",
+            fields=[{"ref": extras, "value": "true"}, {"ref": gift, "value": "true"}],
+        )
+        assert page.playwright.evaluate("document.getElementById('gift').checked") is False
+        assert filled.error is not None and filled.error.reason == "page_changed"
+        assert filled.error.message.startswith(
+            f'field 2: [{gift}] checkbox "Gift wrap" is unchecked after the form was filled'
+        )
+        assert [f["status"] for f in filled.value["fields"]] == ["done", "failed"]
+    finally:
+        page.close()
+
+
 def test_fill_form_types_a_secret_and_masks_it_in_the_result(
     browser: Browser, server: StaticServer
 ) -> None:

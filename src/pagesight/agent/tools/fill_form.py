@@ -6,9 +6,9 @@ from typing import Any
 import pydantic
 
 from pagesight.agent.session import Session
-from pagesight.agent.tool import ToolResult
+from pagesight.agent.tool import ToolFailure, ToolResult
 from pagesight.agent.tools.batch import BatchAction, batch
-from pagesight.observe.observation import DATE_ROLES, Element
+from pagesight.observe.observation import DATE_ROLES, Element, Observation
 
 TEXT_ROLES = frozenset({"textbox", "searchbox", "spinbutton", "slider", *DATE_ROLES})
 """Fields whose value is typed."""
@@ -76,6 +76,7 @@ async def fill_form(session: Session, *, fields: list[FormField]) -> ToolResult:
                     '"true"; nothing was filled'
                 )
                 return ToolResult.failure("unsupported_action", message)
+            entry["on"] = wanted
             action = BatchAction(tool="click", arguments={"ref": item.ref})
         else:
             message = (
@@ -96,7 +97,34 @@ async def fill_form(session: Session, *, fields: list[FormField]) -> ToolResult:
     steps = result.value.get("steps", [])
     statuses = _statuses(planned, steps)
     text = "\n".join([result.text, *_left_as_they_were(planned)])
-    return replace(result, text=text, value={**result.value, "fields": statuses})
+    result = replace(result, text=text, value={**result.value, "fields": statuses})
+    flipped = _flipped(planned, result.observation) if result.error is None else None
+    if flipped is None:
+        return result
+    # A click is a flip: one field may have set another before its own click (a "select
+    # all"), so the click flipped it back. Said, not reported as filled.
+    number, el = flipped
+    statuses[number - 1]["status"] = "failed"
+    state = "checked" if "checked" in el.states else "unchecked"
+    message = (
+        f"field {number}: [{el.id}] {el.role} {el.quoted_name} is {state} after the form was "
+        "filled: the page changed it besides its click (an earlier field of the form, or a "
+        "click it undid); observe, then set it again"
+    )
+    return replace(result, error=ToolFailure(reason="page_changed", message=message))
+
+
+def _flipped(
+    planned: list[dict[str, Any]], after: Observation | None
+) -> tuple[int, Element] | None:
+    """The first toggle that was clicked and is not as asked now: (its field number, it)."""
+    now = {e.id: e for e in after.elements} if after is not None else {}
+    for number, entry in enumerate(planned, start=1):
+        el = now.get(entry["ref"])
+        clicked = entry["step"] is not None and "on" in entry
+        if clicked and el is not None and ("checked" in el.states) != entry["on"]:
+            return number, el
+    return None
 
 
 async def _elements(session: Session) -> dict[int, Element]:
