@@ -687,13 +687,16 @@ class AsyncPage:
     async def _guarded(self, work: Coroutine[Any, Any, T], timeout: float) -> T:
         """Run ``work`` on the page, but never longer than ``timeout`` seconds nor past a
         crash (see :func:`~pagesight.browser.runner.guarded`)."""
-        try:
-            return await guarded(
-                work, timeout, gone=self._gone, failure=self._gone_error, url=self.url
-            )
-        except PageUnresponsive:
-            self._unresponsive = True  # its renderer may never answer a detach either
-            raise
+
+        def failure() -> BrowserClosed | PageCrashed | None:  # asked only once the wait timed out
+            went = self._gone_error()
+            # Only our own wait running out marks the renderer hung, as before the runner was
+            # split out: a look inside ``work`` that gave up on a busy script (readiness
+            # raises PageUnresponsive after 5 s) does not say its renderer will never answer.
+            self._unresponsive = self._unresponsive or went is None
+            return went
+
+        return await guarded(work, timeout, gone=self._gone, failure=failure, url=self.url)
 
     def _gone_error(self) -> BrowserClosed | PageCrashed | None:
         """What to raise for a tab that is no more (crashed, closed, or its browser closed)."""
