@@ -139,6 +139,23 @@ def test_fill_form_stops_at_the_first_failure_and_refuses_a_field_of_the_wrong_k
         )
         assert _value(page, "#name") == "Grace Hopper"  # refused before anything was typed
 
+        # A checked radio is unticked only by ticking another of its group: a click on it
+        # would do nothing, and be reported as done.
+        email = one(obs, "Email").id
+        radio = _call(
+            browser,
+            session,
+            "fill_form",
+            fields=[{"ref": name, "value": "Y"}, {"ref": email, "value": "false"}],
+        )
+        assert radio.error is not None and radio.error.reason == "unsupported_action"
+        assert radio.error.message.startswith(
+            f'field 2: [{email}] radio "Email" is checked, and a radio is unchecked only by '
+            "choosing another of its group"
+        )
+        assert _value(page, "#name") == "Grace Hopper"
+        assert page.playwright.evaluate("document.getElementById('by-email').checked") is True
+
         not_a_state = _call(browser, session, "fill_form", fields=[{"ref": terms, "value": "yes"}])
         assert not_a_state.error is not None
         assert not_a_state.error.reason == "invalid_arguments"
@@ -319,8 +336,16 @@ def test_handle_dialog_answers_every_dialog_of_the_next_action_and_lapses_after_
 ) -> None:
     page = browser.open(server.url("tools-dialogs.html"))
     try:
-        session = _session(page, browser)
+        session = _session(page, browser, Secrets({"NEW_NAME": "q3-secret.pdf"}))
         obs = page.observe()
+        # A prompt's text may be a secret: typed, and never shown back.
+        told = _call(browser, session, "handle_dialog", accept=True, prompt_text="{{NEW_NAME}}")
+        assert "q3-secret.pdf" not in told.text and "{{NEW_NAME}}" in told.text
+        renamed = _call(browser, session, "click", ref=one(obs, "Rename report.pdf").id)
+        assert "q3-secret.pdf" not in renamed.text
+        status = "document.getElementById('status').textContent"
+        assert page.playwright.evaluate(status) == "renamed to q3-secret.pdf"
+
         empty, sort, delete = (
             one(obs, n).id for n in ("Empty the bin", "Sort by name", "Delete report.pdf")
         )
