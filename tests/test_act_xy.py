@@ -52,6 +52,36 @@ def test_a_click_at_a_buttons_centre_reports_what_it_added(
         page.close()
 
 
+def test_the_element_a_point_names_is_the_innermost_one_in_view_there(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = browser.open(server.url("act-xy-boxes.html"))
+    try:
+        obs = page.observe(include={"bounds"})
+        log = "document.getElementById('log').textContent"
+        # The small button inside the clickable card, not the card around it.
+        remove, card = one(obs, "Remove", "button"), one(obs, "Open invoice", "button")
+        eff = page.act_at("click", *_centre(remove))
+        assert page.playwright.evaluate(log) == "remove clicked"
+        assert eff.element_id == remove.id
+        assert eff.text().splitlines()[0] == f"click [{remove.id}] -> dom_change"
+        assert card.bounds is not None
+        x, y, _, _ = card.bounds
+        assert page.act_at("click", x + 8, y + 8).element_id == card.id
+        assert page.playwright.evaluate(log) == "card clicked"
+        # "Three" is scrolled out of its list, and its box lies over "Big": the click is
+        # Big's, and so is the name.
+        big, three = one(obs, "Big", "button"), one(obs, "Three", "button")
+        assert three.bounds is not None and three.offscreen
+        tx, ty, tw, th = three.bounds
+        assert big.bounds is not None and big.bounds[1] < ty + th / 2  # under it indeed
+        eff = page.act_at("click", tx + tw / 2, ty + th / 2)
+        assert page.playwright.evaluate(log) == "big clicked"
+        assert eff.element_id == big.id
+    finally:
+        page.close()
+
+
 def test_a_hover_at_a_point_opens_its_menu(browser: Browser, server: StaticServer) -> None:
     page = _open(browser, server)
     try:
