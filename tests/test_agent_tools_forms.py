@@ -263,9 +263,11 @@ def test_wait_for_a_text_to_go_to_show_and_for_readiness_with_typed_failures(
         shown = _call(browser, session, "wait_for", text="import FINISHED")  # case is no matter
         assert shown.error is None and shown.text.startswith("found 'import FINISHED' after ")
 
+        session.latest = obs  # from before the import: a failed wait still reads the page
         never = _call(browser, session, "wait_for", text="Import failed", timeout=0.5)
         assert never.error is not None and never.error.reason == "text_not_found"
         assert never.error.message == "the page did not show 'Import failed' within 0.5 s"
+        assert session.latest is not obs and "Import finished" in session.latest.text()
         still = _call(browser, session, "wait_for", text_gone="Import finished", timeout=0.5)
         assert still.error is not None and still.error.reason == "text_still_shown"
         assert still.error.message == "the page still shows 'Import finished' after 0.5 s"
@@ -274,6 +276,12 @@ def test_wait_for_a_text_to_go_to_show_and_for_readiness_with_typed_failures(
         assert ready.error is None and ready.text.startswith("the page is ready after ")
         bad = _call(browser, session, "wait_for", text="  ")
         assert bad.error is not None and bad.error.reason == "invalid_arguments"
+        for timeout in (0, -1, 120.5):  # 120 s at most: longer, the page has another problem
+            late = _call(browser, session, "wait_for", text="Import finished", timeout=timeout)
+            assert late.error is not None and late.error.reason == "invalid_arguments"
+            assert late.error.message == (
+                f"wait_for: timeout is 0 to 120 seconds, not {float(timeout)}"
+            ), timeout
     finally:
         page.close()
 
