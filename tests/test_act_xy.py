@@ -159,6 +159,9 @@ def test_a_point_outside_the_viewport_is_refused_naming_its_size(
         with pytest.raises(InvalidOption) as unknown:
             page.act_at("input", 10, 10)
         assert unknown.value.option == "action"
+        with pytest.raises(InvalidOption) as not_a_point:  # a number, not a pair of them
+            page.act_at("drag", 10, 10, to=5)
+        assert not_a_point.value.option == "to"
         with pytest.raises(InvalidOption) as nan:
             page.act_at("click", float("nan"), 10)
         assert nan.value.option == "x, y"

@@ -507,9 +507,9 @@ class AsyncPage:
         last read off the screen (``obs.mode == "vision"``), the Effect also says what changed
         on screen (``screen_change``) and its observation is read off the screen again.
         """
-        kind, point, end, args = check_point_action(
-            action, (x, y), tuple(to) if to is not None else None, count=count, button=button
-        )
+        # ``to`` as given: the check refuses what is no pair of numbers (tuple() of a number
+        # would raise a bare TypeError instead).
+        kind, point, end, args = check_point_action(action, (x, y), to, count=count, button=button)
         check_times(wait=wait, timeout=timeout)
 
         # On a page read off the screen (a canvas app), what changed on screen is what tells:
