@@ -376,6 +376,22 @@ def test_handle_dialog_answers_every_dialog_of_the_next_action_and_lapses_after_
         later = _call(browser, session, "click", ref=delete)
         assert '  dialog confirm "Delete report.pdf?": dismissed' in later.text.splitlines()
         assert page.playwright.evaluate(status) == "kept (try 1)"
+
+        # A batch (fill_form too) is one action: its last step's confirm gets the answer.
+        _call(browser, session, "handle_dialog", accept=True)
+        both = _call(
+            browser,
+            session,
+            "batch",
+            actions=[
+                {"tool": "click", "arguments": {"ref": sort}},
+                {"tool": "click", "arguments": {"ref": delete}},
+            ],
+        )
+        assert both.error is None, both.text
+        assert page.playwright.evaluate(status) == "deleted (try 2)"
+        after = _call(browser, session, "click", ref=delete)  # and it lapsed with the batch
+        assert page.playwright.evaluate(status) == "kept (try 3)", after.text
     finally:
         page.close()
 

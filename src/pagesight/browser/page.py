@@ -139,10 +139,11 @@ class AsyncPage:
         self._dialogs = policy
 
     async def answer_next_dialog(self, *, accept: bool, prompt_text: str | None = None) -> None:
-        """Answer the JavaScript dialogs of this tab's next action so (``accept``; an
-        accepted ``prompt()`` returns ``prompt_text``, by default the policy's): each dialog
-        that action opens (a confirm and its "Really?"), then the answer lapses, whether the
-        action opened one or not, and :attr:`dialogs` answers again. A dialog opened outside
+        """Answer the JavaScript dialogs of this tab's next action (a batch is one) so
+        (``accept``; an accepted ``prompt()`` returns ``prompt_text``, by default the
+        policy's): each dialog that action opens (a confirm and its "Really?"), then the
+        answer lapses, whether the action opened one or not, and :attr:`dialogs` answers
+        again. A dialog opened outside
         any action before then (by a timer) takes it instead. Dialogs are answered the moment
         they open, so call this before the action that opens one."""
         if not isinstance(accept, bool):
@@ -556,7 +557,11 @@ class AsyncPage:
         (``page_changed``), their ids being stale; after one that rebuilds the page in place,
         so are the steps whose element went with it.
         """
-        return await run_batch(parse_steps(steps), self._step)
+        parsed = parse_steps(steps)
+        # One action, as far as answer_next_dialog goes: a confirm of its last step (a Save)
+        # gets the answer told before it, not only one of its first.
+        with self._events.action():
+            return await run_batch(parsed, self._step)
 
     async def _step(self, element_id: int | None, action: str, args: dict[str, Any]) -> Effect:
         if action == "navigate":
