@@ -130,6 +130,11 @@ def test_a_drag_between_points_moves_a_slider_and_a_card(
         assert page.playwright.evaluate("document.getElementById('card').parentElement.id") == (
             "done"
         )
+        # On the page's blank part there is nothing to say moved (not "the body stayed").
+        width, height = page.playwright.evaluate("[innerWidth, innerHeight]")  # below the board
+        blank = page.act_at("drag", width - 40, height - 10, to=(width - 140, height - 40))
+        assert blank.kinds == ("no_op",) and blank.moved is None, blank.text()
+        assert blank.text() == "drag -> no_op"
     finally:
         page.close()
 
