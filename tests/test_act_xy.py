@@ -220,3 +220,25 @@ def test_a_point_on_a_page_read_off_the_screen_says_what_changed_on_screen(
         )
     finally:
         page.close()
+
+
+def test_a_page_read_off_the_screen_then_loaded_anew_is_acted_on_by_its_dom(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = _open(browser, server)
+    try:
+        assert page.observe(mode="vision").mode == "vision"
+        # Loaded again since, and last read by the DOM (the navigation's effect): a point
+        # there is read the DOM's way, not screenshotted and read off the screen again.
+        loaded = page.navigate(server.url("act-xy.html"))
+        assert loaded.observation.mode == "cdp"
+        x, y = page.playwright.evaluate(
+            "(() => { const r = document.getElementById('add').getBoundingClientRect();"
+            " return [r.left + r.width / 2, r.top + r.height / 2]; })()"
+        )
+        eff = page.act_at("click", x, y)
+        assert eff.observation.mode == "cdp"
+        assert eff.screen is None
+        assert eff.element_id == one(loaded.observation, "Add note", "button").id
+    finally:
+        page.close()

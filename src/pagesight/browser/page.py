@@ -481,7 +481,8 @@ class AsyncPage:
         check_times(wait=wait, timeout=timeout)
         work = self._act(element_id, action, args, wait=wait, timeout=timeout)
         # A download started by the action is waited for too (see save_downloads).
-        return await self._guarded(work, wait + 2 * timeout + _SLACK_S + DOWNLOAD_TIMEOUT_S)
+        allowed = wait + 2 * timeout + _SLACK_S + DOWNLOAD_TIMEOUT_S
+        return self._last_read(await self._guarded(work, allowed))
 
     async def act_at(
         self,
@@ -520,7 +521,11 @@ class AsyncPage:
             kind, point, end, args, wait=wait, timeout=timeout, screen=screen
         )
         allowed = wait + 2 * timeout + _SLACK_S + DOWNLOAD_TIMEOUT_S + (_OCR_S if screen else 0)
-        effect = await self._guarded(work, allowed)
+        return self._last_read(await self._guarded(work, allowed))
+
+    def _last_read(self, effect: Effect) -> Effect:
+        """``effect``, noting how the page after it was read: an action's Effect is a reading
+        too, so a page loaded anew since a vision reading is acted on by its DOM again."""
         self._on_screen = effect.observation.mode == "vision"
         return effect
 
@@ -535,7 +540,7 @@ class AsyncPage:
             await self._browser.goto(self._page, target, wait_until="commit", timeout=timeout)
 
         work = self._runner.run("navigate", None, load, wait=0.0, timeout=wait)
-        return await self._guarded(work, wait + timeout + _SLACK_S)
+        return self._last_read(await self._guarded(work, wait + timeout + _SLACK_S))
 
     async def back(self, *, wait: float = 5.0, timeout: float = 30.0) -> Effect:
         """Go back one step in this tab's history (``no_op`` when there is none)."""
@@ -546,7 +551,7 @@ class AsyncPage:
                 await self._page.go_back(wait_until="commit", timeout=timeout * 1000)
 
         work = self._runner.run("back", None, go_back, wait=0.0, timeout=wait)
-        return await self._guarded(work, wait + timeout + _SLACK_S)
+        return self._last_read(await self._guarded(work, wait + timeout + _SLACK_S))
 
     async def batch(self, steps: Iterable[Sequence[Any]]) -> BatchResult:
         """Run steps ``(element_id, action)`` or ``(element_id, action, {args})`` in order —
