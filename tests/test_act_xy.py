@@ -82,6 +82,23 @@ def test_the_element_a_point_names_is_the_innermost_one_in_view_there(
         page.close()
 
 
+def test_a_middle_click_at_a_link_reports_the_tab_it_opened(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = _open(browser, server)
+    try:
+        obs = page.observe(include={"bounds"})
+        help_link = one(obs, "Help", "link")
+        eff = page.act_at("click", *_centre(help_link), button="middle")
+        # A link opened in a new tab has no opener: it is this action's all the same.
+        assert "new_tab" in eff.kinds, eff.text()
+        assert [t.url for t in eff.new_tabs] == [server.url("act-xy.html#help")]
+        assert page.url == server.url("act-xy.html")  # this tab stayed
+        browser.page(eff.new_tabs[0].id).close()
+    finally:
+        page.close()
+
+
 def test_a_hover_at_a_point_opens_its_menu(browser: Browser, server: StaticServer) -> None:
     page = _open(browser, server)
     try:
