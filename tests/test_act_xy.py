@@ -99,6 +99,22 @@ def test_a_middle_click_at_a_link_reports_the_tab_it_opened(
         page.close()
 
 
+def test_an_action_at_a_point_waits_for_the_page_to_be_ready(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = browser.new_page()
+    try:
+        # Not waited for here: the button is built by a timer after the page loads.
+        page.playwright.goto(server.url("act-xy-late.html"), wait_until="commit")
+        eff = page.act_at("click", 160, 120)
+        assert page.playwright.evaluate("document.getElementById('log').textContent") == (
+            "late clicked"
+        )
+        assert eff.element_id == one(eff.observation, "Late", "button").id
+    finally:
+        page.close()
+
+
 def test_a_hover_at_a_point_opens_its_menu(browser: Browser, server: StaticServer) -> None:
     page = _open(browser, server)
     try:
