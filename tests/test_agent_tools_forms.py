@@ -396,6 +396,29 @@ def test_handle_dialog_answers_every_dialog_of_the_next_action_and_lapses_after_
         page.close()
 
 
+def test_handle_dialog_dismisses_a_beforeunload_so_the_page_stays(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = browser.open(server.url("tools-unload.html"))
+    try:
+        session = _session(page, browser)
+        obs = page.observe()
+        _call(browser, session, "input", ref=one(obs, "Message").id, text="half written")
+        leave = one(obs, "Leave the draft").id
+        _call(browser, session, "handle_dialog", accept=False)
+        stayed = _call(browser, session, "click", ref=leave)
+        assert '  dialog beforeunload "": dismissed' in stayed.text.splitlines()
+        assert "navigation" not in stayed.value["kinds"]
+        assert page.url == server.url("tools-unload.html")
+        assert _value(page, "#message") == "half written"
+        # The policy again (a beforeunload is accepted): the link loads its page.
+        left = _call(browser, session, "click", ref=leave)
+        assert '  dialog beforeunload "": accepted' in left.text.splitlines()
+        assert page.url == server.url("tools-dialogs.html")
+    finally:
+        page.close()
+
+
 # --- a run's steps.txt ----------------------------------------------------------------------
 
 
