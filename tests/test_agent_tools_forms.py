@@ -441,6 +441,7 @@ def test_the_new_tools_compile_into_a_runs_steps_or_say_why_not() -> None:
         _record("wait_for", timeout=10.0),
         _record("fill_form", fields=[{"ref": 3, "value": "Ada"}, {"ref": 4, "value": "true"}]),
         _record("click_xy", x=412.5, y=230),
+        _record("hover_xy", x=40, y=12),
         _record("drag_xy", start_x=10, start_y=20, end_x=110, end_y=20),
         _record("handle_dialog", accept=True),
     ]
@@ -453,6 +454,7 @@ def test_the_new_tools_compile_into_a_runs_steps_or_say_why_not() -> None:
         "# waited for the page to be ready",
         "# filled the fields [3], [4] in one round (write a step for each to replay it)",
         "# click at 412.5, 230 (no element to name)",
+        "# hover at 40, 12 (no element to name)",
         "# drag from 10, 20 to 110, 20 (no element to name)",
         "# accept the next dialog (the steps language has no step for it)",
     ]
