@@ -439,6 +439,7 @@ def test_the_new_tools_compile_into_a_runs_steps_or_say_why_not() -> None:
         _record("wait_for_text", text="Saved", timeout=10.0),  # a run recorded before the rename
         _record("wait_for", text_gone="Importing…", timeout=10.0),
         _record("wait_for", timeout=10.0),
+        _record("wait_for", text="Done", text_gone="Loading…"),  # both: neither is dropped
         _record("fill_form", fields=[{"ref": 3, "value": "Ada"}, {"ref": 4, "value": "true"}]),
         _record("click_xy", x=412.5, y=230),
         _record("hover_xy", x=40, y=12),
@@ -452,6 +453,8 @@ def test_the_new_tools_compile_into_a_runs_steps_or_say_why_not() -> None:
         'wait for "Saved"',
         "# waited for 'Importing…' to go",
         "# waited for the page to be ready",
+        'wait for "Done"',
+        "# waited for 'Loading…' to go",
         "# filled the fields [3], [4] in one round (write a step for each to replay it)",
         "# click at 412.5, 230 (no element to name)",
         "# hover at 40, 12 (no element to name)",
