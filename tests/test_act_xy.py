@@ -52,6 +52,69 @@ def test_a_click_at_a_buttons_centre_reports_what_it_added(
         page.close()
 
 
+def test_the_element_a_point_names_is_the_innermost_one_in_view_there(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = browser.open(server.url("act-xy-boxes.html"))
+    try:
+        obs = page.observe(include={"bounds"})
+        log = "document.getElementById('log').textContent"
+        # The small button inside the clickable card, not the card around it.
+        remove, card = one(obs, "Remove", "button"), one(obs, "Open invoice", "button")
+        eff = page.act_at("click", *_centre(remove))
+        assert page.playwright.evaluate(log) == "remove clicked"
+        assert eff.element_id == remove.id
+        assert eff.text().splitlines()[0] == f"click [{remove.id}] -> dom_change"
+        assert card.bounds is not None
+        x, y, _, _ = card.bounds
+        assert page.act_at("click", x + 8, y + 8).element_id == card.id
+        assert page.playwright.evaluate(log) == "card clicked"
+        # "Three" is scrolled out of its list, and its box lies over "Big": the click is
+        # Big's, and so is the name.
+        big, three = one(obs, "Big", "button"), one(obs, "Three", "button")
+        assert three.bounds is not None and three.offscreen
+        tx, ty, tw, th = three.bounds
+        assert big.bounds is not None and big.bounds[1] < ty + th / 2  # under it indeed
+        eff = page.act_at("click", tx + tw / 2, ty + th / 2)
+        assert page.playwright.evaluate(log) == "big clicked"
+        assert eff.element_id == big.id
+    finally:
+        page.close()
+
+
+def test_a_middle_click_at_a_link_reports_the_tab_it_opened(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = _open(browser, server)
+    try:
+        obs = page.observe(include={"bounds"})
+        help_link = one(obs, "Help", "link")
+        eff = page.act_at("click", *_centre(help_link), button="middle")
+        # A link opened in a new tab has no opener: it is this action's all the same.
+        assert "new_tab" in eff.kinds, eff.text()
+        assert [t.url for t in eff.new_tabs] == [server.url("act-xy.html#help")]
+        assert page.url == server.url("act-xy.html")  # this tab stayed
+        browser.page(eff.new_tabs[0].id).close()
+    finally:
+        page.close()
+
+
+def test_an_action_at_a_point_waits_for_the_page_to_be_ready(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = browser.new_page()
+    try:
+        # Not waited for here: the button is built by a timer after the page loads.
+        page.playwright.goto(server.url("act-xy-late.html"), wait_until="commit")
+        eff = page.act_at("click", 160, 120)
+        assert page.playwright.evaluate("document.getElementById('log').textContent") == (
+            "late clicked"
+        )
+        assert eff.element_id == one(eff.observation, "Late", "button").id
+    finally:
+        page.close()
+
+
 def test_a_hover_at_a_point_opens_its_menu(browser: Browser, server: StaticServer) -> None:
     page = _open(browser, server)
     try:
@@ -100,6 +163,11 @@ def test_a_drag_between_points_moves_a_slider_and_a_card(
         assert page.playwright.evaluate("document.getElementById('card').parentElement.id") == (
             "done"
         )
+        # On the page's blank part there is nothing to say moved (not "the body stayed").
+        width, height = page.playwright.evaluate("[innerWidth, innerHeight]")  # below the board
+        blank = page.act_at("drag", width - 40, height - 10, to=(width - 140, height - 40))
+        assert blank.kinds == ("no_op",) and blank.moved is None, blank.text()
+        assert blank.text() == "drag -> no_op"
     finally:
         page.close()
 
@@ -129,6 +197,9 @@ def test_a_point_outside_the_viewport_is_refused_naming_its_size(
         with pytest.raises(InvalidOption) as unknown:
             page.act_at("input", 10, 10)
         assert unknown.value.option == "action"
+        with pytest.raises(InvalidOption) as not_a_point:  # a number, not a pair of them
+            page.act_at("drag", 10, 10, to=5)
+        assert not_a_point.value.option == "to"
         with pytest.raises(InvalidOption) as nan:
             page.act_at("click", float("nan"), 10)
         assert nan.value.option == "x, y"
@@ -180,5 +251,27 @@ def test_a_point_on_a_page_read_off_the_screen_says_what_changed_on_screen(
         assert any(el.name == "Last action: 保存" for el in eff.observation.elements), (
             eff.observation.text()
         )
+    finally:
+        page.close()
+
+
+def test_a_page_read_off_the_screen_then_loaded_anew_is_acted_on_by_its_dom(
+    browser: Browser, server: StaticServer
+) -> None:
+    page = _open(browser, server)
+    try:
+        assert page.observe(mode="vision").mode == "vision"
+        # Loaded again since, and last read by the DOM (the navigation's effect): a point
+        # there is read the DOM's way, not screenshotted and read off the screen again.
+        loaded = page.navigate(server.url("act-xy.html"))
+        assert loaded.observation.mode == "cdp"
+        x, y = page.playwright.evaluate(
+            "(() => { const r = document.getElementById('add').getBoundingClientRect();"
+            " return [r.left + r.width / 2, r.top + r.height / 2]; })()"
+        )
+        eff = page.act_at("click", x, y)
+        assert eff.observation.mode == "cdp"
+        assert eff.screen is None
+        assert eff.element_id == one(loaded.observation, "Add note", "button").id
     finally:
         page.close()

@@ -43,6 +43,16 @@ def test_the_point_tools_act_where_the_bounds_say_and_report_the_effect(
         assert session.latest is clicked.observation  # since_last compares with it
         assert page.playwright.evaluate("document.querySelectorAll('#notes li').length") == 1
 
+        # double_click and button reach the page: two notes more, and a right press.
+        page.playwright.evaluate("window.buttons = []")
+        twice = _call(browser, session, "click_xy", x=x, y=y, double_click=True)
+        assert twice.error is None, twice.text
+        assert page.playwright.evaluate("document.querySelectorAll('#notes li').length") == 3
+        right = _call(browser, session, "click_xy", x=x, y=y, button="right")
+        assert right.error is None, right.text
+        assert page.playwright.evaluate("window.buttons") == [0, 0, 2]
+        assert page.playwright.evaluate("document.querySelectorAll('#notes li').length") == 3
+
         hovered = _call(browser, session, "hover_xy", x=_centre(obs, "More")[0], y=y)
         assert hovered.value["kinds"] == ["dom_change"]
         assert any(line.endswith('link "Export"') for line in hovered.text.splitlines())

@@ -120,8 +120,13 @@ async def perform_at(
         await mouse.move(x, y)
     elif to is not None:
         # The element under the pointer is what a drag moves: measured before and after as a
-        # drag on an element is, so the Effect says what moved (a card into a column).
-        found = await page.evaluate_handle("([x, y]) => document.elementFromPoint(x, y)", [x, y])
+        # drag on an element is, so the Effect says what moved (a card into a column). Not the
+        # page itself (a drag on its blank part, to select or pan): "the body stayed" is noise.
+        found = await page.evaluate_handle(
+            "([x, y]) => { const el = document.elementFromPoint(x, y);"
+            " return el === document.body || el === document.documentElement ? null : el; }",
+            [x, y],
+        )
         pressed = found.as_element()
         if pressed is None:  # nothing there to measure: the drag all the same
             await found.dispose()

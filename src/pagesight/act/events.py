@@ -77,8 +77,10 @@ class PageEvents:
     downloads: list[PlaywrightDownload] = field(default_factory=list)
     popups: list[PlaywrightPage] = field(default_factory=list)
     next_answer: tuple[bool, str | None] | None = None
-    """How the next dialog is answered, once, whatever the policy says: (accept, prompt text;
-    ``None`` for the policy's)."""
+    """How the dialogs of the next action are answered, whatever the policy says: (accept,
+    prompt text; ``None`` for the policy's). It lapses when that action ends (see
+    :meth:`action`); a dialog that opens outside any action before then uses it up."""
+    _acting: int = field(default=0, init=False, repr=False)  # actions running (nested: batch)
 
     def attach(self, page: PlaywrightPage) -> None:
         page.on("dialog", self._on_dialog)
@@ -110,13 +112,29 @@ class PageEvents:
         finally:
             page.context.remove_listener("page", self._on_tab)
 
+    @contextlib.contextmanager
+    def action(self) -> Iterator[None]:
+        """While an action runs. Every dialog it opens gets :attr:`next_answer`: a confirm
+        and then its "Really?" are both accepted, else repeating the action could never get
+        past the second. When it ends, the answer lapses, dialog or not: one told for an
+        action that then opened none is not left to accept an unrelated confirm later."""
+        self._acting += 1
+        try:
+            yield
+        finally:
+            self._acting -= 1
+            if not self._acting:
+                self.next_answer = None
+
     async def _on_dialog(self, dialog: PlaywrightDialog) -> None:
         policy = self.policy()
         accept = policy.answer(dialog.type) == "accept"
         prompt_text: str | None = policy.prompt_text
-        if self.next_answer is not None:  # answered this way once, then the policy again
-            (accept, told), self.next_answer = self.next_answer, None
+        if self.next_answer is not None:
+            accept, told = self.next_answer
             prompt_text = told if told is not None else prompt_text
+            if not self._acting:  # a dialog of no action (a timer's): it takes the answer
+                self.next_answer = None
         self.dialogs.append(Dialog(type=dialog.type, message=dialog.message, accepted=accept))
         # The page may close under the dialog (a beforeunload on close): nothing left to answer.
         with contextlib.suppress(PlaywrightError):

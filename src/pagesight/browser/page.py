@@ -139,10 +139,13 @@ class AsyncPage:
         self._dialogs = policy
 
     async def answer_next_dialog(self, *, accept: bool, prompt_text: str | None = None) -> None:
-        """Answer the next JavaScript dialog of this tab so (``accept``; an accepted
-        ``prompt()`` returns ``prompt_text``, by default the policy's), once: the dialogs
-        after it are answered by :attr:`dialogs` again. Dialogs are answered the moment they
-        open, so call this before the action that opens one."""
+        """Answer the JavaScript dialogs of this tab's next action (a batch is one) so
+        (``accept``; an accepted ``prompt()`` returns ``prompt_text``, by default the
+        policy's): each dialog that action opens (a confirm and its "Really?"), then the
+        answer lapses, whether the action opened one or not, and :attr:`dialogs` answers
+        again. A dialog opened outside
+        any action before then (by a timer) takes it instead. Dialogs are answered the moment
+        they open, so call this before the action that opens one."""
         if not isinstance(accept, bool):
             raise InvalidOption("accept", f"accept must be True or False, not {accept!r}")
         if prompt_text is not None and not isinstance(prompt_text, str):
@@ -478,7 +481,8 @@ class AsyncPage:
         check_times(wait=wait, timeout=timeout)
         work = self._act(element_id, action, args, wait=wait, timeout=timeout)
         # A download started by the action is waited for too (see save_downloads).
-        return await self._guarded(work, wait + 2 * timeout + _SLACK_S + DOWNLOAD_TIMEOUT_S)
+        allowed = wait + 2 * timeout + _SLACK_S + DOWNLOAD_TIMEOUT_S
+        return self._last_read(await self._guarded(work, allowed))
 
     async def act_at(
         self,
@@ -505,9 +509,9 @@ class AsyncPage:
         last read off the screen (``obs.mode == "vision"``), the Effect also says what changed
         on screen (``screen_change``) and its observation is read off the screen again.
         """
-        kind, point, end, args = check_point_action(
-            action, (x, y), tuple(to) if to is not None else None, count=count, button=button
-        )
+        # ``to`` as given: the check refuses what is no pair of numbers (tuple() of a number
+        # would raise a bare TypeError instead).
+        kind, point, end, args = check_point_action(action, (x, y), to, count=count, button=button)
         check_times(wait=wait, timeout=timeout)
 
         # On a page read off the screen (a canvas app), what changed on screen is what tells:
@@ -517,7 +521,11 @@ class AsyncPage:
             kind, point, end, args, wait=wait, timeout=timeout, screen=screen
         )
         allowed = wait + 2 * timeout + _SLACK_S + DOWNLOAD_TIMEOUT_S + (_OCR_S if screen else 0)
-        effect = await self._guarded(work, allowed)
+        return self._last_read(await self._guarded(work, allowed))
+
+    def _last_read(self, effect: Effect) -> Effect:
+        """``effect``, noting how the page after it was read: an action's Effect is a reading
+        too, so a page loaded anew since a vision reading is acted on by its DOM again."""
         self._on_screen = effect.observation.mode == "vision"
         return effect
 
@@ -532,7 +540,7 @@ class AsyncPage:
             await self._browser.goto(self._page, target, wait_until="commit", timeout=timeout)
 
         work = self._runner.run("navigate", None, load, wait=0.0, timeout=wait)
-        return await self._guarded(work, wait + timeout + _SLACK_S)
+        return self._last_read(await self._guarded(work, wait + timeout + _SLACK_S))
 
     async def back(self, *, wait: float = 5.0, timeout: float = 30.0) -> Effect:
         """Go back one step in this tab's history (``no_op`` when there is none)."""
@@ -543,7 +551,7 @@ class AsyncPage:
             await self._browser.go_back(self._page, timeout=timeout)
 
         work = self._runner.run("back", None, go_back, wait=0.0, timeout=wait)
-        return await self._guarded(work, wait + timeout + _SLACK_S)
+        return self._last_read(await self._guarded(work, wait + timeout + _SLACK_S))
 
     async def batch(self, steps: Iterable[Sequence[Any]]) -> BatchResult:
         """Run steps ``(element_id, action)`` or ``(element_id, action, {args})`` in order —
@@ -559,7 +567,10 @@ class AsyncPage:
         for step in parsed:  # a URL typed outside the origin policy: nothing runs
             if step.action == "navigate":
                 self._browser.origins.check(normalise_url(step.args["url"]))
-        return await run_batch(parsed, self._step)
+        # One action, as far as answer_next_dialog goes: a confirm of its last step (a Save)
+        # gets the answer told before it, not only one of its first.
+        with self._events.action():
+            return await run_batch(parsed, self._step)
 
     async def _step(self, element_id: int | None, action: str, args: dict[str, Any]) -> Effect:
         if action == "navigate":
@@ -690,13 +701,16 @@ class AsyncPage:
     async def _guarded(self, work: Coroutine[Any, Any, T], timeout: float) -> T:
         """Run ``work`` on the page, but never longer than ``timeout`` seconds nor past a
         crash (see :func:`~pagesight.browser.runner.guarded`)."""
-        try:
-            return await guarded(
-                work, timeout, gone=self._gone, failure=self._gone_error, url=self.url
-            )
-        except PageUnresponsive:
-            self._unresponsive = True  # its renderer may never answer a detach either
-            raise
+
+        def failure() -> BrowserClosed | PageCrashed | None:  # asked only once the wait timed out
+            went = self._gone_error()
+            # Only our own wait running out marks the renderer hung, as before the runner was
+            # split out: a look inside ``work`` that gave up on a busy script (readiness
+            # raises PageUnresponsive after 5 s) does not say its renderer will never answer.
+            self._unresponsive = self._unresponsive or went is None
+            return went
+
+        return await guarded(work, timeout, gone=self._gone, failure=failure, url=self.url)
 
     def _gone_error(self) -> BrowserClosed | PageCrashed | None:
         """What to raise for a tab that is no more (crashed, closed, or its browser closed)."""

@@ -233,7 +233,8 @@ class ActionRunner:
         context_id = await self._context_id() if unowned_tabs else None
         opened = self._browser.openings.by(target_id, context_id)
         since = time.monotonic()
-        with self._events.tabs_without_opener(self._page, catch=context_id is not None):
+        catch = context_id is not None
+        with self._events.tabs_without_opener(self._page, catch=catch), self._events.action():
             done = await do() or Performed()
             settled = await settle(
                 self._page,

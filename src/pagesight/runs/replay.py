@@ -103,11 +103,13 @@ def _action_line(
     if tool == "press_key":
         return format_step(Step(kind="press", value=args["key"], target=x))
     if tool in ("wait_for", "wait_for_text"):  # wait_for_text: its name in older runs
-        if args.get("text"):
-            return format_step(Step(kind="wait_for", value=args["text"]))
         gone = args.get("text_gone")
-        # The steps language waits only for a text to show.
-        return f"# waited for {gone!r} to go" if gone else "# waited for the page to be ready"
+        # The steps language waits only for a text to show: a text's going is a comment.
+        went = f"# waited for {gone!r} to go" if gone else None
+        if args.get("text"):
+            step = format_step(Step(kind="wait_for", value=args["text"]))
+            return step if went is None else f"{step}\n{went}"  # both were waited for
+        return went or "# waited for the page to be ready"
     if tool == "back":
         return "# went back (the steps language has no step for it)"
     if tool == "fill_form":  # its fields' elements are not in the record's targets

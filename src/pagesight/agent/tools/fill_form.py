@@ -6,9 +6,9 @@ from typing import Any
 import pydantic
 
 from pagesight.agent.session import Session
-from pagesight.agent.tool import ToolResult
+from pagesight.agent.tool import ToolFailure, ToolResult
 from pagesight.agent.tools.batch import BatchAction, batch
-from pagesight.observe.observation import DATE_ROLES, Element
+from pagesight.observe.observation import DATE_ROLES, Element, Observation
 
 TEXT_ROLES = frozenset({"textbox", "searchbox", "spinbutton", "slider", *DATE_ROLES})
 """Fields whose value is typed."""
@@ -44,7 +44,7 @@ async def fill_form(session: Session, *, fields: list[FormField]) -> ToolResult:
     """
     if not fields:
         return ToolResult.failure("invalid_arguments", "fill_form: give at least one field")
-    elements = await _elements(session, {f.ref for f in fields})
+    elements = await _elements(session)
     actions: list[BatchAction] = []
     planned: list[dict[str, Any]] = []  # one a field, with the batch step that fills it
     for number, item in enumerate(fields, start=1):
@@ -76,6 +76,7 @@ async def fill_form(session: Session, *, fields: list[FormField]) -> ToolResult:
                     '"true"; nothing was filled'
                 )
                 return ToolResult.failure("unsupported_action", message)
+            entry["on"] = wanted
             action = BatchAction(tool="click", arguments={"ref": item.ref})
         else:
             message = (
@@ -96,16 +97,39 @@ async def fill_form(session: Session, *, fields: list[FormField]) -> ToolResult:
     steps = result.value.get("steps", [])
     statuses = _statuses(planned, steps)
     text = "\n".join([result.text, *_left_as_they_were(planned)])
-    return replace(result, text=text, value={**result.value, "fields": statuses})
+    result = replace(result, text=text, value={**result.value, "fields": statuses})
+    flipped = _flipped(planned, result.observation) if result.error is None else None
+    if flipped is None:
+        return result
+    # A click is a flip: one field may have set another before its own click (a "select
+    # all"), so the click flipped it back. Said, not reported as filled.
+    number, el = flipped
+    statuses[number - 1]["status"] = "failed"
+    state = "checked" if "checked" in el.states else "unchecked"
+    message = (
+        f"field {number}: [{el.id}] {el.role} {el.quoted_name} is {state} after the form was "
+        "filled: the page changed it besides its click (an earlier field of the form, or a "
+        "click it undid); observe, then set it again"
+    )
+    return replace(result, error=ToolFailure(reason="page_changed", message=message))
 
 
-async def _elements(session: Session, refs: set[int]) -> dict[int, Element]:
-    """The elements of ``refs`` as the latest observation shows them, read from the page
-    again if it does not show them all (an observation from before the page changed)."""
-    latest = session.latest
-    known = {e.id: e for e in latest.elements} if latest is not None else {}
-    if refs <= known.keys():
-        return known
+def _flipped(
+    planned: list[dict[str, Any]], after: Observation | None
+) -> tuple[int, Element] | None:
+    """The first toggle that was clicked and is not as asked now: (its field number, it)."""
+    now = {e.id: e for e in after.elements} if after is not None else {}
+    for number, entry in enumerate(planned, start=1):
+        el = now.get(entry["ref"])
+        clicked = entry["step"] is not None and "on" in entry
+        if clicked and el is not None and ("checked" in el.states) != entry["on"]:
+            return number, el
+    return None
+
+
+async def _elements(session: Session) -> dict[int, Element]:
+    """The page's elements as they are now. Not the latest observation's: a box a script
+    ticked since would be clicked, so unticked, by a plan made from it (ids stay the same)."""
     obs = await session.page.observe()
     session.latest = obs
     return {e.id: e for e in obs.elements}

@@ -7,11 +7,12 @@ from pagesight.agent.tool import ToolResult
 async def handle_dialog(
     session: Session, *, accept: bool, prompt_text: str | None = None
 ) -> ToolResult:
-    """Say how to answer the next JavaScript dialog (alert, confirm, prompt) of this tab.
-    Dialogs are answered the moment they open (by default confirms and prompts are
+    """Say how to answer the JavaScript dialogs (alert, confirm, prompt) of this tab's next
+    action. Dialogs are answered the moment they open (by default confirms and prompts are
     dismissed), and an action's effect names the dialog it opened and its answer (dialog confirm
     "Delete?": dismissed); to answer it otherwise, call this, then repeat that action. It
-    applies to one dialog; the next ones get the default answer again.
+    applies to that one action (to each dialog it opens); the ones after get the default
+    answer again.
 
     Args:
         accept: True to accept (OK), false to dismiss (Cancel).

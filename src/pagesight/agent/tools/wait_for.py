@@ -22,7 +22,8 @@ async def wait_for(
 ) -> ToolResult:
     """Wait until the page shows a text (a toast, a result that loads late), or until a text
     is gone (a spinner's "Loading…"), up to a timeout; with neither, until the page is ready
-    (loaded, its network and DOM quiet).
+    (loaded, its network and DOM quiet). The page is read a few times a second: a text shown
+    only for a moment (a toast of a tenth of a second) may come and go unseen.
 
     Args:
         text: The text to wait for, as the page shows it (case and spacing do not matter).
