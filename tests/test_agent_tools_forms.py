@@ -320,7 +320,8 @@ def test_handle_dialog_answers_the_next_dialog_once_then_the_policy_again(
         told = _call(browser, session, "handle_dialog", accept=True)
         assert told.error is None
         assert told.text == (
-            "the next dialog of this tab will be accepted; now repeat the action that opens it"
+            "the dialogs of this tab's next action will be accepted; now repeat the action "
+            "that opens them"
         )
         accepted = _call(browser, session, "click", ref=delete)
         assert '  dialog confirm "Delete report.pdf?": accepted' in accepted.text.splitlines()

@@ -173,7 +173,7 @@ def test_a_redirect_to_another_origin_is_refused(
     effect = tab.act(one(tab.observe(), "Partner site via our redirect").id, "click")
     assert _refused(effect) == [("navigation", other_origin.origin)]
     assert f"refused: navigation to {other_origin.origin} (origin not allowed)" in effect.text()
-    assert effect.kinds == ("no_op",)
+    assert effect.kinds == ("refused",)
     assert _href(tab) == links
     # Posted: a form sent to the redirector, which answers 307 (post it again, there).
     posted = tab.act(one(tab.observe(), "Send the order via our redirect").id, "click")

@@ -230,7 +230,7 @@ def test_a_dialog_is_in_the_effect_and_handle_dialog_answers_the_next(
     assert 'dialog confirm "Delete this item?": dismissed' in first
     assert _status(mcp) == '"cancelled"'
     told = ok(mcp.call("browser_handle_dialog", {"accept": True}))
-    assert told.startswith("the next dialog of this tab will be accepted")
+    assert told.startswith("the dialogs of this tab's next action will be accepted")
     again = ok(mcp.call("browser_click", {"ref": delete}))
     assert 'dialog confirm "Delete this item?": accepted' in again
     assert _status(mcp) == '"confirmed"'

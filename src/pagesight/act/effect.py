@@ -27,6 +27,7 @@ EffectKind = Literal[
     "download",
     "dialog",
     "screen_change",
+    "refused",
     "no_op",
 ]
 # States that are a control's value rather than its shape: toggling them is a value change.
@@ -409,6 +410,8 @@ def classify(
         kinds.append("dialog")
     if seen.screen is not None:
         kinds.append("screen_change")
+    if any(r.top_level for r in seen.refused):
+        kinds.append("refused")  # the origin policy stopped where it led: not "nothing"
     return Effect(
         action=action,
         element_id=element_id,

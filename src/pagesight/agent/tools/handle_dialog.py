@@ -24,7 +24,7 @@ async def handle_dialog(
     answer = "accepted" if accept else "dismissed"
     typed = f" with {prompt_text!r}" if accept and prompt_text is not None else ""
     return ToolResult(
-        text=f"the next dialog of this tab will be {answer}{typed}; now repeat the action "
-        "that opens it",
+        text=f"the dialogs of this tab's next action will be {answer}{typed}; now repeat the "
+        "action that opens them",
         value={"accept": accept, "prompt_text": prompt_text},
     )
