@@ -166,6 +166,80 @@ def test_the_browser_killed_mid_session_then_navigate_starts_a_fresh_one(
     assert _chromium_of(http_server.process.pid) != chromium
 
 
+def _renderers(chromium: int) -> list[int]:
+    """The renderer processes of the Chromium ``chromium`` (its descendants of
+    --type=renderer: the zygote's children, not its own)."""
+    processes = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+            cmdline = (entry / "cmdline").read_bytes()  # one string: Chromium rewrites it
+        except OSError:
+            continue
+        parent = next(line for line in status.splitlines() if line.startswith("PPid:"))
+        processes.append((int(entry.name), int(parent.split()[1]), cmdline))
+    family, found = {chromium}, []
+    for _ in range(4):  # chromium -> zygote -> zygote -> renderer, at most
+        family |= {pid for pid, parent, _ in processes if parent in family}
+    for pid, _, cmdline in processes:
+        if pid in family and b"--type=renderer" in cmdline:
+            found.append(pid)
+    return found
+
+
+def _tabs(mcp: McpClient) -> list[str]:
+    return ok(mcp.call("browser_tabs", {"action": "list"})).splitlines()[1:]
+
+
+def test_a_crashed_renderer_is_said_and_navigate_goes_on_in_a_fresh_tab(
+    mcp: McpClient, http_server: HttpServer, server: StaticServer
+) -> None:
+    ok(mcp.call("browser_navigate", {"url": server.url("act-profile.html?crash=1")}))
+    chromium = _chromium_of(http_server.process.pid)
+    assert chromium is not None
+    renderers = _renderers(chromium)
+    assert renderers
+    for pid in renderers:  # what an out-of-memory kill does to a tab
+        os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while not all(_gone(pid) for pid in renderers) and time.monotonic() < deadline:  # readiness
+        time.sleep(0.05)
+    after = mcp.call("browser_snapshot")
+    said = text(after)
+    assert after.is_error and said.startswith("error (page_crashed): "), said
+    assert "call browser_navigate to open a fresh tab" in said  # an MCP tool, not the library's
+    again = ok(mcp.call("browser_navigate", {"url": server.url("act-profile.html?crash=2")}))
+    assert "page now:" in again and 'button "Save"' in again
+    (tab,) = _tabs(mcp)  # the crashed tab closed, the fresh one in use
+    assert tab.startswith("*") and tab.endswith("act-profile.html?crash=2"), tab
+    assert _chromium_of(http_server.process.pid) == chromium  # the same browser: cookies kept
+
+
+def test_the_last_tab_closed_by_its_page_then_navigate_goes_on_in_a_fresh_tab(
+    mcp: McpClient, server: StaticServer
+) -> None:
+    page = ok(mcp.call("browser_navigate", {"url": server.url("mcp-closes.html")}))
+    opened = ok(mcp.call("browser_click", {"ref": ref(page, 'button "Open a closer"')}))
+    assert "new_tab" in opened.splitlines()[0]
+    first, closer = _tabs(mcp)
+    ok(mcp.call("browser_tabs", {"action": "select", "tab_id": int(closer.split()[0])}))
+    ok(mcp.call("browser_tabs", {"action": "close", "tab_id": int(first.split()[1])}))
+    shown = ok(mcp.call("browser_snapshot"))
+    assert "mcp-closes.html?closer=1" in shown.splitlines()[0]
+    mcp.call("browser_click", {"ref": ref(shown, 'button "Close this tab"')})
+    assert _tabs(mcp) == []  # no tab left (a page may close the window a script opened)
+    after = mcp.call("browser_snapshot")
+    said = text(after)
+    assert after.is_error and said.startswith("error (page_crashed): the page closed"), said
+    assert "call browser_navigate to open a fresh tab" in said
+    again = ok(mcp.call("browser_navigate", {"url": server.url("act-profile.html?closed=1")}))
+    assert "page now:" in again and 'button "Save"' in again
+    (tab,) = _tabs(mcp)
+    assert tab.startswith("*") and tab.endswith("act-profile.html?closed=1"), tab
+
+
 class _Redirects(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass

@@ -20,7 +20,7 @@ from mcp_types import CallToolResult, TextContent
 from mcp_types import Tool as MCPTool
 
 from pagesight.agent.registry import ToolRegistry, reason_of
-from pagesight.errors import PagesightError, RuntimeFailure
+from pagesight.errors import PageCrashed, PagesightError, RuntimeFailure
 from pagesight.mcp import names
 from pagesight.mcp.browsers import BrowserHolder, BrowserOptions, Holders
 from pagesight.mcp.results import content, failure
@@ -31,6 +31,7 @@ INSTRUCTIONS = (
     "what changed), so a separate snapshot is rarely needed."
 )
 _GONE = "call browser_navigate to start a fresh browser (tabs, cookies and history are lost)"
+_TAB_GONE = "call browser_navigate to open a fresh tab, or browser_tabs to use another"
 
 log = logging.getLogger("pagesight.mcp")
 
@@ -92,11 +93,21 @@ class PagesightMCP(MCPServer[Any]):
             return failure(_reason(exc), f"cannot start the browser: {exc}")
         before = session.latest
         try:
-            result = await self._registry.call(offered.spec.name, arguments, session)
+            try:
+                result = await self._registry.call(offered.spec.name, arguments, session)
+            except PageCrashed:
+                if name != names.NAVIGATE or await holder.lost() is not None:
+                    raise
+                # The tab went (its renderer crashed, or the page closed it) and the browser
+                # lives: browser_navigate goes on in a fresh tab, as the model was told.
+                session, before = await holder.fresh_tab(), None
+                result = await self._registry.call(offered.spec.name, arguments, session)
         except RuntimeFailure as exc:
             gone = await holder.lost()
             if gone is not None:
                 return failure("browser_gone", f"{_first_clause(gone)}; {_GONE}")
+            if isinstance(exc, PageCrashed):  # the library's advice is no MCP tool
+                return failure(_reason(exc), f"{_first_clause(exc)}; {_TAB_GONE}")
             return failure(_reason(exc), str(exc))
         except PagesightError as exc:
             return failure(_reason(exc), str(exc))
@@ -129,5 +140,10 @@ def _reason(exc: PagesightError) -> str:
 
 
 def _first_clause(exc: PagesightError) -> str:
-    """``the browser went away (…)`` without its advice to launch one (the server does)."""
-    return str(exc).split("; launch or connect", 1)[0]
+    """What went (``the browser went away (…)``, ``the renderer of … crashed``) without the
+    library's advice to launch a browser or open a page: the MCP tools that do it are named
+    instead."""
+    said = str(exc)
+    for advice in ("; launch or connect", "; open a new page"):
+        said = said.split(advice, 1)[0]
+    return said
