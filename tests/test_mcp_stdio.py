@@ -134,13 +134,31 @@ def test_a_screenshot_with_marks_is_an_image_and_a_filename_stays_in_the_output_
     saved = output_dir / "profile.png"
     assert saved.read_bytes() == png
     assert f"saved as {saved}" in text(shot)
-    for name in ("../escape", "sub/escape.png", ".hidden"):
+    refusals = (
+        "../escape",
+        "sub/escape.png",
+        "..\\escape",
+        str(output_dir.parent / "escape.png"),
+        ".hidden",
+        "nul\0escape",
+        "two\nlines",
+        "gpj.\u202epng",  # shows as "gnp.jpg": a name that is not what it reads
+        "x" * 252,  # 256 bytes with .png: past what a file system takes
+    )
+    for name in refusals:
         refused = mcp.call("browser_take_screenshot", {"filename": name})
         assert refused.is_error, name
         said = text(refused)
         assert said.startswith("error (invalid_option): filename must be a plain"), said
     assert not (output_dir.parent / "escape.png").exists()
-    assert sorted(p.name for p in output_dir.iterdir() if p.suffix == ".png") == ["profile.png"]
+    assert ok(mcp.call("browser_take_screenshot", {"filename": "x" * 251}))  # 255 bytes
+    assert ok(mcp.call("browser_take_screenshot", {"filename": "Übersicht 概要"}))
+    (output_dir / "taken.png").mkdir()  # a name the folder already holds, as a folder
+    taken = mcp.call("browser_take_screenshot", {"filename": "taken"})
+    assert taken.is_error
+    assert text(taken).startswith(f"error (invalid_option): cannot save {output_dir}/taken.png")
+    saved_names = sorted(p.name for p in output_dir.iterdir() if p.suffix == ".png" and p.is_file())
+    assert saved_names == sorted(["profile.png", "x" * 251 + ".png", "Übersicht 概要.png"])
 
 
 def test_two_tabs(mcp: McpClient, server: StaticServer) -> None:
