@@ -156,6 +156,13 @@ class Holders:
             holder = self._holders[key] = BrowserHolder(self._registry, self._options)
         return holder
 
+    async def discard(self, key: str) -> None:
+        """Close the browser of a connection that ended (after the call it may be running)."""
+        holder = self._holders.pop(key, None)
+        if holder is not None:
+            async with holder.lock:
+                await holder.close()
+
     async def close(self) -> None:
         for holder in list(self._holders.values()):
             await holder.close()

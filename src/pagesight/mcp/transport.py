@@ -17,7 +17,8 @@ import sys
 from collections.abc import Awaitable, Callable
 
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pagesight.mcp.server import PagesightMCP
 
@@ -64,11 +65,40 @@ async def serve_stdio(server: PagesightMCP) -> None:
     await _until_stopped(server, server.run_stdio_async)
 
 
-def http_app(server: PagesightMCP, host: str, port: int) -> Starlette:
-    """The streamable HTTP app at :data:`PATH`, Host and Origin checked on every request."""
-    return server.streamable_http_app(
+def http_app(server: PagesightMCP, host: str, port: int) -> ASGIApp:
+    """The streamable HTTP app at :data:`PATH`, Host and Origin checked on every request,
+    each session's browser closed when its client ends the session."""
+    app = server.streamable_http_app(
         streamable_http_path=PATH, transport_security=security(host, port), host=host
     )
+    return _SessionEnds(app, server)
+
+
+class _SessionEnds:
+    """Closes the browser of an HTTP session its client ended (a DELETE with its
+    ``Mcp-Session-Id``, answered 2xx, as the SDK's client sends on leaving): else every
+    session's Chromium would live on until the server stops."""
+
+    def __init__(self, app: ASGIApp, server: PagesightMCP) -> None:
+        self._app = app
+        self._server = server
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "DELETE":
+            await self._app(scope, receive, send)
+            return
+        session = Headers(scope=scope).get("mcp-session-id")
+        status = 0
+
+        async def watch(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        await self._app(scope, receive, watch)
+        if session is not None and 200 <= status < 300:  # the SDK ended that session
+            await self._server.holders.discard(session)
 
 
 async def serve_http(server: PagesightMCP, sock: socket.socket, host: str) -> None:
