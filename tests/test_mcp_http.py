@@ -403,6 +403,14 @@ def test_the_checks_stay_on_when_another_host_is_given(tmp_path: Path) -> None:
             ["--allowed-origins", "http://127.0.0.1:*;https://example.com/admin"],
             "pagesight: --allowed-origins: ",
         ),
+        (
+            ["--transport", "http", "--host", "no-such-host.invalid", "--port", "0"],
+            "pagesight: --host: cannot listen on no-such-host.invalid:0 ",
+        ),
+        (
+            ["--transport", "http", "--host", "192.0.2.1", "--port", "0"],  # not this machine's
+            "pagesight: --host: cannot listen on 192.0.2.1:0 ",
+        ),
     ],
 )
 def test_bad_options_are_one_line_and_exit_2(
@@ -413,6 +421,31 @@ def test_bad_options_are_one_line_and_exit_2(
     assert said.err.startswith(says), said.err
     assert len(said.err.strip().splitlines()) == 1
     assert said.out == ""
+
+
+def test_an_output_dir_that_is_a_file_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    taken = tmp_path / "taken"
+    taken.write_text("a file")
+    assert main(["mcp", "--output-dir", str(taken)]) == 2
+    assert capsys.readouterr().err == (
+        f"pagesight: --output-dir: cannot make the folder {taken} (File exists)\n"
+    )
+    assert main(["mcp", "--output-dir", str(taken / "sub")]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith(f"pagesight: --output-dir: cannot make the folder {taken / 'sub'} ")
+
+
+def test_an_unknown_option_names_the_help_to_read(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["mcp", "--bogus"])
+    assert exited.value.code == 2
+    said = capsys.readouterr().err
+    assert said == "pagesight: unrecognized arguments: --bogus (see pagesight --help)\n"
+    with pytest.raises(SystemExit):
+        main(["mcp", "--transport", "pigeon"])
+    assert capsys.readouterr().err.endswith("(see pagesight mcp --help)\n")
 
 
 def test_a_port_in_use_is_bad_input(
