@@ -194,7 +194,12 @@ def test_bad_calls_are_typed_tool_errors(mcp: McpClient) -> None:
     assert unknown.is_error and text(unknown).startswith("error (unknown_tool): ")
     bad = mcp.call("browser_click", {"ref": "Save"})
     assert bad.is_error and text(bad).startswith("error (invalid_arguments): click: ref: ")
-    for result in (unknown, bad):
+    extra = mcp.call("browser_close", {"force": True})  # its schema takes no argument
+    assert extra.is_error
+    assert text(extra) == (
+        "error (invalid_arguments): browser_close: force: Extra inputs are not permitted"
+    )
+    for result in (unknown, bad, extra):
         assert "Traceback" not in text(result)
 
 

@@ -75,6 +75,9 @@ class PagesightMCP(MCPServer[Any]):
         self, holder: BrowserHolder, name: str, arguments: dict[str, Any]
     ) -> CallToolResult:
         if name == names.CLOSE:
+            if arguments:  # its schema takes none: refused as the registry refuses extras
+                extra = "; ".join(f"{key}: Extra inputs are not permitted" for key in arguments)
+                return failure("invalid_arguments", f"{names.CLOSE}: {extra}")
             closed = await holder.close()
             text = "browser closed; the next call starts a fresh one" if closed else "no browser"
             return CallToolResult(content=[TextContent(text=text)])
