@@ -44,11 +44,45 @@ def _open(mcp: McpClient, url: str) -> str:
     return ok(mcp.call("browser_navigate", {"url": url}))
 
 
+# The fixed map (Playwright MCP's names over the registry's tools), written out here so a
+# tool dropped or renamed in the server's table is noticed.
+PLAYWRIGHT_NAMES = {
+    "browser_navigate": "navigate",
+    "browser_navigate_back": "back",
+    "browser_snapshot": "observe",
+    "browser_find": "find_element",
+    "browser_click": "click",
+    "browser_hover": "hover",
+    "browser_type": "input",
+    "browser_fill_form": "fill_form",
+    "browser_press_key": "press_key",
+    "browser_select_option": "select",
+    "browser_drag": "drag",
+    "browser_file_upload": "upload",
+    "browser_scroll": "scroll",
+    "browser_batch": "batch",
+    "browser_take_screenshot": "screenshot",
+    "browser_tabs": "tabs",
+    "browser_wait_for": "wait_for",
+    "browser_handle_dialog": "handle_dialog",
+}
+VISION_NAMES = {
+    "browser_mouse_click_xy": "click_xy",
+    "browser_mouse_move_xy": "hover_xy",
+    "browser_mouse_drag_xy": "drag_xy",
+}
+
+
+def test_the_tool_map_is_playwright_mcps() -> None:
+    assert TOOLS == PLAYWRIGHT_NAMES
+    assert VISION_TOOLS == VISION_NAMES
+
+
 def test_tools_are_the_registry_tools_under_playwright_names(mcp: McpClient) -> None:
     registry = {spec.name: spec for spec in ToolRegistry.discover().specs()}
+    assert set(PLAYWRIGHT_NAMES.values()) <= set(registry)  # every mapped tool is built
     listed = {tool.name: tool for tool in mcp.tools()}
-    expected = {name for name, tool in TOOLS.items() if tool in registry} | {"browser_close"}
-    assert set(listed) == expected
+    assert set(listed) == {*PLAYWRIGHT_NAMES, "browser_close"}
     for name, tool in TOOLS.items():
         if tool in registry:  # the same schema and description, renamed only
             assert listed[name].input_schema == registry[tool].input_schema, name
