@@ -159,7 +159,8 @@ def test_the_browser_killed_mid_session_then_navigate_starts_a_fresh_one(
     assert after.is_error
     said = text(after)
     assert said.startswith("error (browser_gone): the browser went away"), said
-    assert "browser_navigate" in said
+    assert "call browser_navigate to start a fresh browser" in said
+    assert "launch" not in said  # the library's advice names no MCP tool: not repeated
     assert "Traceback" not in said
     again = ok(mcp.call("browser_navigate", {"url": server.url("act-profile.html")}))
     assert "page now:" in again and 'button "Save"' in again
@@ -210,6 +211,7 @@ def test_a_crashed_renderer_is_said_and_navigate_goes_on_in_a_fresh_tab(
     said = text(after)
     assert after.is_error and said.startswith("error (page_crashed): "), said
     assert "call browser_navigate to open a fresh tab" in said  # an MCP tool, not the library's
+    assert "open a new page" not in said
     again = ok(mcp.call("browser_navigate", {"url": server.url("act-profile.html?crash=2")}))
     assert "page now:" in again and 'button "Save"' in again
     (tab,) = _tabs(mcp)  # the crashed tab closed, the fresh one in use
