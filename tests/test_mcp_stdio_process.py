@@ -1,6 +1,7 @@
-"""The stdio server as a client's child process: JSON-RPC lines only on its stdout, and the
+"""The stdio server as a client's child process: JSON-RPC lines only on its stdout, the
 Chromium it launched gone when the client closes its stdin or sends SIGTERM (a client's way
-to stop a server that does not read its stdin's end)."""
+to stop a server that does not read its stdin's end), and a --cdp-url browser that goes
+away said so, with the way back."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from conftest import StaticServer
-from mcp_support import chromiums_of, running, server_env
+from mcp_support import McpClient, chromiums_of, ok, running, server_env, stdio_params, text
 
 
 class _Raw:
@@ -83,3 +85,46 @@ def test_the_server_leaves_no_chromium_when_stopped(how: str, server: StaticServ
         for stream in (raw.process.stdin, raw.process.stdout, raw.process.stderr):
             if stream is not None and not stream.closed:
                 stream.close()
+
+
+def test_an_attached_browser_that_goes_away_is_said_and_navigate_attaches_again(
+    tmp_path: Path, server: StaticServer
+) -> None:
+    def chromium() -> tuple[subprocess.Popen[str], str]:
+        process = subprocess.Popen(
+            [
+                "/usr/bin/chromium",
+                "--headless",
+                "--no-sandbox",
+                "--remote-debugging-port=0",
+                f"--user-data-dir={tmp_path / 'profile'}",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert process.stderr is not None
+        for line in process.stderr:  # readiness: the line naming its DevTools port
+            if line.startswith("DevTools listening on ws://"):
+                return process, "http://" + line.split("ws://", 1)[1].split("/", 1)[0]
+        raise AssertionError("Chromium did not start")
+
+    owner, cdp_url = chromium()
+    url = server.url("act-profile.html")
+    try:
+        with McpClient(stdio_params("--cdp-url", cdp_url, "--output-dir", str(tmp_path))) as mcp:
+            assert "page now:" in ok(mcp.call("browser_navigate", {"url": url}))
+            owner.kill()  # the browser the server is attached to goes away
+            owner.wait()
+            after = mcp.call("browser_snapshot")
+            said = text(after)
+            assert after.is_error and said.startswith("error (browser_gone): "), said
+            assert f"browser_navigate to attach again once a browser answers at {cdp_url}" in said
+            again = mcp.call("browser_navigate", {"url": url})  # nothing answers there now
+            assert again.is_error and text(again).startswith("error (connect_error): ")
+    finally:
+        if owner.poll() is None:
+            owner.kill()
+            owner.wait()
+        assert owner.stderr is not None
+        owner.stderr.close()

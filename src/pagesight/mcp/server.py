@@ -50,6 +50,13 @@ class PagesightMCP(MCPServer[Any]):
         self._registry = registry or ToolRegistry.discover()
         self._offered = {o.name: o for o in names.offered(self._registry, vision=vision)}
         self.holders = Holders(self._registry, options)
+        # Attached, the server starts no browser: browser_navigate attaches again.
+        self._gone_advice = (
+            _GONE
+            if options.cdp_url is None
+            else "call browser_navigate to attach again once a browser answers at "
+            f"{options.cdp_url}"
+        )
 
     async def list_tools(self) -> list[MCPTool]:
         tools = [
@@ -88,7 +95,7 @@ class PagesightMCP(MCPServer[Any]):
         gone = holder.gone()
         if gone is not None:
             if name != names.NAVIGATE:
-                return failure("browser_gone", f"{_first_clause(gone)}; {_GONE}")
+                return failure("browser_gone", f"{_first_clause(gone)}; {self._gone_advice}")
             await holder.close()  # and browser_navigate launches a fresh one below
         try:
             session = await holder.open()
@@ -108,7 +115,7 @@ class PagesightMCP(MCPServer[Any]):
         except RuntimeFailure as exc:
             gone = await holder.lost()
             if gone is not None:
-                return failure("browser_gone", f"{_first_clause(gone)}; {_GONE}")
+                return failure("browser_gone", f"{_first_clause(gone)}; {self._gone_advice}")
             if isinstance(exc, PageCrashed):  # the library's advice is no MCP tool
                 return failure(_reason(exc), f"{_first_clause(exc)}; {_TAB_GONE}")
             return failure(_reason(exc), str(exc))
