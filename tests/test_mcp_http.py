@@ -4,6 +4,7 @@ under it, and the DNS-rebinding checks (Host and Origin) on every request."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -359,6 +360,45 @@ def test_each_http_session_has_a_browser_of_its_own_closed_when_it_ends(
         assert len(_until_running(http_server, started, 1)) == 1
         still = ok(one.call("browser_snapshot"))
         assert "act-profile.html" in still.splitlines()[0]
+    assert _until_running(http_server, started, 0) == set()
+
+
+def _rpc(http_server: HttpServer, session: str, message: dict[str, Any]) -> dict[str, Any]:
+    """One JSON-RPC message on ``session``; the answer read off its event stream."""
+    headers = {**JSON, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18"}
+    response = httpx.post(http_server.url, json=message, headers=headers, timeout=60)
+    assert response.status_code in (200, 202), response.text
+    data = [line[5:] for line in response.text.splitlines() if line.startswith("data:")]
+    return json.loads(data[-1]) if data else {}
+
+
+def test_a_delete_refused_for_its_origin_leaves_the_session_and_its_browser(
+    http_server: HttpServer, server: StaticServer
+) -> None:
+    before = _chromiums(http_server.process.pid)
+    session = http_server.post().headers["mcp-session-id"]
+    _rpc(http_server, session, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    url = server.url("act-profile.html?delete=1")
+    call = {"name": "browser_navigate", "arguments": {"url": url}}
+    navigated = _rpc(
+        http_server, session, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}
+    )
+    assert navigated["result"]["isError"] is False, navigated
+    started = _chromiums(http_server.process.pid) - before
+    assert len(started) == 1
+    # A page of another site cannot end (and so close the browser of) a session it learnt.
+    foreign = {"mcp-session-id": session, "origin": "http://evil.example"}
+    assert httpx.delete(http_server.url, headers=foreign, timeout=30).status_code == 403
+    snapshot = {"name": "browser_snapshot", "arguments": {}}
+    shown = _rpc(
+        http_server,
+        session,
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": snapshot},
+    )
+    assert "act-profile.html?delete=1" in shown["result"]["content"][0]["text"]
+    assert _until_running(http_server, started, 1) == started
+    ended = httpx.delete(http_server.url, headers={"mcp-session-id": session}, timeout=30)
+    assert ended.status_code == 200
     assert _until_running(http_server, started, 0) == set()
 
 
