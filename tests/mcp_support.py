@@ -119,3 +119,35 @@ def ref(outline: str, needle: str) -> int:
     assert len(found) == 1, f"expected one line with {needle!r}:\n{outline}"
     line = found[0]
     return int(line[line.index("[") + 1 : line.index("]")])
+
+
+def chromiums_of(pid: int) -> set[int]:
+    """The live Chromium processes the process ``pid`` launched (its children run with a
+    DevTools port; a zombie is dead)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        parent = next(line for line in status.splitlines() if line.startswith("PPid:"))
+        ours = int(parent.split()[1]) == pid and b"--remote-debugging-port=0" in cmdline
+        if ours and "State:\tZ" not in status:
+            found.add(int(entry.name))
+    return found
+
+
+def running(pids: set[int]) -> set[int]:
+    """Which of ``pids`` still run (a zombie does not: it waits for its parent to reap it)."""
+    alive = set()
+    for pid in pids:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        if "State:\tZ" not in status:
+            alive.add(pid)
+    return alive

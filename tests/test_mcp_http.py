@@ -4,6 +4,7 @@ under it, and the DNS-rebinding checks (Host and Origin) on every request."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -159,11 +160,87 @@ def test_the_browser_killed_mid_session_then_navigate_starts_a_fresh_one(
     assert after.is_error
     said = text(after)
     assert said.startswith("error (browser_gone): the browser went away"), said
-    assert "browser_navigate" in said
+    assert "call browser_navigate to start a fresh browser" in said
+    assert "launch" not in said  # the library's advice names no MCP tool: not repeated
     assert "Traceback" not in said
     again = ok(mcp.call("browser_navigate", {"url": server.url("act-profile.html")}))
     assert "page now:" in again and 'button "Save"' in again
     assert _chromium_of(http_server.process.pid) != chromium
+
+
+def _renderers(chromium: int) -> list[int]:
+    """The renderer processes of the Chromium ``chromium`` (its descendants of
+    --type=renderer: the zygote's children, not its own)."""
+    processes = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+            cmdline = (entry / "cmdline").read_bytes()  # one string: Chromium rewrites it
+        except OSError:
+            continue
+        parent = next(line for line in status.splitlines() if line.startswith("PPid:"))
+        processes.append((int(entry.name), int(parent.split()[1]), cmdline))
+    family, found = {chromium}, []
+    for _ in range(4):  # chromium -> zygote -> zygote -> renderer, at most
+        family |= {pid for pid, parent, _ in processes if parent in family}
+    for pid, _, cmdline in processes:
+        if pid in family and b"--type=renderer" in cmdline:
+            found.append(pid)
+    return found
+
+
+def _tabs(mcp: McpClient) -> list[str]:
+    return ok(mcp.call("browser_tabs", {"action": "list"})).splitlines()[1:]
+
+
+def test_a_crashed_renderer_is_said_and_navigate_goes_on_in_a_fresh_tab(
+    mcp: McpClient, http_server: HttpServer, server: StaticServer
+) -> None:
+    ok(mcp.call("browser_navigate", {"url": server.url("act-profile.html?crash=1")}))
+    chromium = _chromium_of(http_server.process.pid)
+    assert chromium is not None
+    renderers = _renderers(chromium)
+    assert renderers
+    for pid in renderers:  # what an out-of-memory kill does to a tab
+        os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while not all(_gone(pid) for pid in renderers) and time.monotonic() < deadline:  # readiness
+        time.sleep(0.05)
+    after = mcp.call("browser_snapshot")
+    said = text(after)
+    assert after.is_error and said.startswith("error (page_crashed): "), said
+    assert "call browser_navigate to open a fresh tab" in said  # an MCP tool, not the library's
+    assert "open a new page" not in said
+    again = ok(mcp.call("browser_navigate", {"url": server.url("act-profile.html?crash=2")}))
+    assert "page now:" in again and 'button "Save"' in again
+    (tab,) = _tabs(mcp)  # the crashed tab closed, the fresh one in use
+    assert tab.startswith("*") and tab.endswith("act-profile.html?crash=2"), tab
+    assert _chromium_of(http_server.process.pid) == chromium  # the same browser: cookies kept
+
+
+def test_the_last_tab_closed_by_its_page_then_navigate_goes_on_in_a_fresh_tab(
+    mcp: McpClient, server: StaticServer
+) -> None:
+    page = ok(mcp.call("browser_navigate", {"url": server.url("mcp-closes.html")}))
+    opened = ok(mcp.call("browser_click", {"ref": ref(page, 'button "Open a closer"')}))
+    assert "new_tab" in opened.splitlines()[0]
+    first, closer = _tabs(mcp)
+    ok(mcp.call("browser_tabs", {"action": "select", "tab_id": int(closer.split()[0])}))
+    ok(mcp.call("browser_tabs", {"action": "close", "tab_id": int(first.split()[1])}))
+    shown = ok(mcp.call("browser_snapshot"))
+    assert "mcp-closes.html?closer=1" in shown.splitlines()[0]
+    mcp.call("browser_click", {"ref": ref(shown, 'button "Close this tab"')})
+    assert _tabs(mcp) == []  # no tab left (a page may close the window a script opened)
+    after = mcp.call("browser_snapshot")
+    said = text(after)
+    assert after.is_error and said.startswith("error (page_crashed): the page closed"), said
+    assert "call browser_navigate to open a fresh tab" in said
+    again = ok(mcp.call("browser_navigate", {"url": server.url("act-profile.html?closed=1")}))
+    assert "page now:" in again and 'button "Save"' in again
+    (tab,) = _tabs(mcp)
+    assert tab.startswith("*") and tab.endswith("act-profile.html?closed=1"), tab
 
 
 class _Redirects(BaseHTTPRequestHandler):
@@ -238,19 +315,91 @@ def test_a_dialog_is_in_the_effect_and_handle_dialog_answers_the_next(
     assert 'dialog confirm "Delete this item?": dismissed' in third
 
 
-def test_each_http_session_has_a_browser_of_its_own(
+def _chromiums(pid: int) -> set[int]:
+    """Every Chromium the server process ``pid`` runs (a live one: a zombie is gone)."""
+    found = set()
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        parent = next(line for line in status.splitlines() if line.startswith("PPid:"))
+        ours = int(parent.split()[1]) == pid and b"--remote-debugging-port=0" in cmdline
+        if ours and not _gone(int(entry.name)):
+            found.add(int(entry.name))
+    return found
+
+
+def _until_running(http_server: HttpServer, started: set[int], count: int) -> set[int]:
+    """Which of ``started`` still run, once ``count`` of them do (or 30 s passed)."""
+    deadline = time.monotonic() + 30
+    running = started & _chromiums(http_server.process.pid)
+    while len(running) != count and time.monotonic() < deadline:  # readiness: a close
+        time.sleep(0.05)
+        running = started & _chromiums(http_server.process.pid)
+    return running
+
+
+def test_each_http_session_has_a_browser_of_its_own_closed_when_it_ends(
     http_server: HttpServer, server: StaticServer
 ) -> None:
+    before = _chromiums(http_server.process.pid)
     # The initialize handshake gives each client a session id of its own (Mcp-Session-Id).
-    with (
-        McpClient(http_server.url, legacy=True) as one,
-        McpClient(http_server.url, legacy=True) as two,
-    ):
-        ok(one.call("browser_navigate", {"url": server.url("act-profile.html")}))
-        other = ok(two.call("browser_snapshot"))
-        assert other.startswith('page "" about:blank'), other
-        ok(one.call("browser_close"))
-        ok(two.call("browser_close"))
+    with McpClient(http_server.url, legacy=True) as one:
+        with McpClient(http_server.url, legacy=True) as two:
+            ok(one.call("browser_navigate", {"url": server.url("act-profile.html")}))
+            other = ok(two.call("browser_snapshot"))
+            assert other.startswith('page "" about:blank'), other
+            started = _chromiums(http_server.process.pid) - before
+            assert len(started) == 2
+        # The client left (its DELETE ended the session): that session's browser closed,
+        # the other one's still serves its page.
+        assert len(_until_running(http_server, started, 1)) == 1
+        still = ok(one.call("browser_snapshot"))
+        assert "act-profile.html" in still.splitlines()[0]
+    assert _until_running(http_server, started, 0) == set()
+
+
+def _rpc(http_server: HttpServer, session: str, message: dict[str, Any]) -> dict[str, Any]:
+    """One JSON-RPC message on ``session``; the answer read off its event stream."""
+    headers = {**JSON, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18"}
+    response = httpx.post(http_server.url, json=message, headers=headers, timeout=60)
+    assert response.status_code in (200, 202), response.text
+    data = [line[5:] for line in response.text.splitlines() if line.startswith("data:")]
+    return json.loads(data[-1]) if data else {}
+
+
+def test_a_delete_refused_for_its_origin_leaves_the_session_and_its_browser(
+    http_server: HttpServer, server: StaticServer
+) -> None:
+    before = _chromiums(http_server.process.pid)
+    session = http_server.post().headers["mcp-session-id"]
+    _rpc(http_server, session, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+    url = server.url("act-profile.html?delete=1")
+    call = {"name": "browser_navigate", "arguments": {"url": url}}
+    navigated = _rpc(
+        http_server, session, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}
+    )
+    assert navigated["result"]["isError"] is False, navigated
+    started = _chromiums(http_server.process.pid) - before
+    assert len(started) == 1
+    # A page of another site cannot end (and so close the browser of) a session it learnt.
+    foreign = {"mcp-session-id": session, "origin": "http://evil.example"}
+    assert httpx.delete(http_server.url, headers=foreign, timeout=30).status_code == 403
+    snapshot = {"name": "browser_snapshot", "arguments": {}}
+    shown = _rpc(
+        http_server,
+        session,
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": snapshot},
+    )
+    assert "act-profile.html?delete=1" in shown["result"]["content"][0]["text"]
+    assert _until_running(http_server, started, 1) == started
+    ended = httpx.delete(http_server.url, headers={"mcp-session-id": session}, timeout=30)
+    assert ended.status_code == 200
+    assert _until_running(http_server, started, 0) == set()
 
 
 def test_a_request_with_a_foreign_origin_is_refused(http_server: HttpServer) -> None:
@@ -296,6 +445,14 @@ def test_the_checks_stay_on_when_another_host_is_given(tmp_path: Path) -> None:
             ["--allowed-origins", "http://127.0.0.1:*;https://example.com/admin"],
             "pagesight: --allowed-origins: ",
         ),
+        (
+            ["--transport", "http", "--host", "no-such-host.invalid", "--port", "0"],
+            "pagesight: --host: cannot listen on no-such-host.invalid:0 ",
+        ),
+        (
+            ["--transport", "http", "--host", "192.0.2.1", "--port", "0"],  # not this machine's
+            "pagesight: --host: cannot listen on 192.0.2.1:0 ",
+        ),
     ],
 )
 def test_bad_options_are_one_line_and_exit_2(
@@ -306,6 +463,31 @@ def test_bad_options_are_one_line_and_exit_2(
     assert said.err.startswith(says), said.err
     assert len(said.err.strip().splitlines()) == 1
     assert said.out == ""
+
+
+def test_an_output_dir_that_is_a_file_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    taken = tmp_path / "taken"
+    taken.write_text("a file")
+    assert main(["mcp", "--output-dir", str(taken)]) == 2
+    assert capsys.readouterr().err == (
+        f"pagesight: --output-dir: cannot make the folder {taken} (File exists)\n"
+    )
+    assert main(["mcp", "--output-dir", str(taken / "sub")]) == 2
+    said = capsys.readouterr().err
+    assert said.startswith(f"pagesight: --output-dir: cannot make the folder {taken / 'sub'} ")
+
+
+def test_an_unknown_option_names_the_help_to_read(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["mcp", "--bogus"])
+    assert exited.value.code == 2
+    said = capsys.readouterr().err
+    assert said == "pagesight: unrecognized arguments: --bogus (see pagesight --help)\n"
+    with pytest.raises(SystemExit):
+        main(["mcp", "--transport", "pigeon"])
+    assert capsys.readouterr().err.endswith("(see pagesight mcp --help)\n")
 
 
 def test_a_port_in_use_is_bad_input(

@@ -1,6 +1,7 @@
 """The MCP server in process: the tool list is the registry's tools under Playwright MCP's
 names (a mapped tool the registry lacks is left out, the coordinate tools are listed only
-with ``vision``), and a tool that fails with a bug is a tool error the server outlives."""
+with ``vision``), a tool that fails with a bug is a tool error the server outlives, and
+calls sent together on one connection run one after another."""
 
 from __future__ import annotations
 
@@ -124,3 +125,44 @@ def test_a_coordinate_click_with_vision_answers_with_its_effect(
     assert "dom_change" in said.splitlines()[0], said
     assert "Saved" in said  # the effect names the status the click wrote
     assert saved == {"first": "", "last": ""}
+
+
+def test_calls_on_one_connection_run_one_after_another(
+    tmp_path: Path, browser: Browser, server: StaticServer
+) -> None:
+    # A client may send a call before the last one answered; on one page they must not
+    # interleave (a click landing mid-snapshot, two browsers launched at once).
+    order: list[str] = []
+
+    async def hover(session: Session, *, ref: int) -> str:
+        """Hover, noting when it starts and ends.
+
+        Args:
+            ref: The element's id.
+        """
+        order.append(f"{ref} starts")
+        for _ in range(5):  # hand the loop to whatever else is waiting
+            await asyncio.sleep(0)
+        order.append(f"{ref} ends")
+        return "hovered"
+
+    tools = [t for t in ToolRegistry.discover() if t.name != "hover"]
+    registry = ToolRegistry([*tools, Tool.from_function(hover, name="hover")])
+    mcp = PagesightMCP(
+        BrowserOptions(output_dir=tmp_path, cdp_url=browser.cdp_url), registry=registry
+    )
+
+    async def calls() -> list[CallToolResult]:
+        try:
+            return list(
+                await asyncio.gather(
+                    mcp.call_tool("browser_hover", {"ref": 1}),
+                    mcp.call_tool("browser_hover", {"ref": 2}),
+                )
+            )
+        finally:
+            await mcp.holders.close()
+
+    results = asyncio.run(calls())
+    assert [r.is_error for r in results] == [False, False]
+    assert order == ["1 starts", "1 ends", "2 starts", "2 ends"]

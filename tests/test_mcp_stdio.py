@@ -44,11 +44,45 @@ def _open(mcp: McpClient, url: str) -> str:
     return ok(mcp.call("browser_navigate", {"url": url}))
 
 
+# The fixed map (Playwright MCP's names over the registry's tools), written out here so a
+# tool dropped or renamed in the server's table is noticed.
+PLAYWRIGHT_NAMES = {
+    "browser_navigate": "navigate",
+    "browser_navigate_back": "back",
+    "browser_snapshot": "observe",
+    "browser_find": "find_element",
+    "browser_click": "click",
+    "browser_hover": "hover",
+    "browser_type": "input",
+    "browser_fill_form": "fill_form",
+    "browser_press_key": "press_key",
+    "browser_select_option": "select",
+    "browser_drag": "drag",
+    "browser_file_upload": "upload",
+    "browser_scroll": "scroll",
+    "browser_batch": "batch",
+    "browser_take_screenshot": "screenshot",
+    "browser_tabs": "tabs",
+    "browser_wait_for": "wait_for",
+    "browser_handle_dialog": "handle_dialog",
+}
+VISION_NAMES = {
+    "browser_mouse_click_xy": "click_xy",
+    "browser_mouse_move_xy": "hover_xy",
+    "browser_mouse_drag_xy": "drag_xy",
+}
+
+
+def test_the_tool_map_is_playwright_mcps() -> None:
+    assert TOOLS == PLAYWRIGHT_NAMES
+    assert VISION_TOOLS == VISION_NAMES
+
+
 def test_tools_are_the_registry_tools_under_playwright_names(mcp: McpClient) -> None:
     registry = {spec.name: spec for spec in ToolRegistry.discover().specs()}
+    assert set(PLAYWRIGHT_NAMES.values()) <= set(registry)  # every mapped tool is built
     listed = {tool.name: tool for tool in mcp.tools()}
-    expected = {name for name, tool in TOOLS.items() if tool in registry} | {"browser_close"}
-    assert set(listed) == expected
+    assert set(listed) == {*PLAYWRIGHT_NAMES, "browser_close"}
     for name, tool in TOOLS.items():
         if tool in registry:  # the same schema and description, renamed only
             assert listed[name].input_schema == registry[tool].input_schema, name
@@ -139,13 +173,31 @@ def test_a_screenshot_with_marks_is_an_image_and_a_filename_stays_in_the_output_
     saved = output_dir / "profile.png"
     assert saved.read_bytes() == png
     assert f"saved as {saved}" in text(shot)
-    for name in ("../escape", "sub/escape.png", ".hidden"):
+    refusals = (
+        "../escape",
+        "sub/escape.png",
+        "..\\escape",
+        str(output_dir.parent / "escape.png"),
+        ".hidden",
+        "nul\0escape",
+        "two\nlines",
+        "gpj.\u202epng",  # shows as "gnp.jpg": a name that is not what it reads
+        "x" * 252,  # 256 bytes with .png: past what a file system takes
+    )
+    for name in refusals:
         refused = mcp.call("browser_take_screenshot", {"filename": name})
         assert refused.is_error, name
         said = text(refused)
         assert said.startswith("error (invalid_option): filename must be a plain"), said
     assert not (output_dir.parent / "escape.png").exists()
-    assert sorted(p.name for p in output_dir.iterdir() if p.suffix == ".png") == ["profile.png"]
+    assert ok(mcp.call("browser_take_screenshot", {"filename": "x" * 251}))  # 255 bytes
+    assert ok(mcp.call("browser_take_screenshot", {"filename": "Übersicht 概要"}))
+    (output_dir / "taken.png").mkdir()  # a name the folder already holds, as a folder
+    taken = mcp.call("browser_take_screenshot", {"filename": "taken"})
+    assert taken.is_error
+    assert text(taken).startswith(f"error (invalid_option): cannot save {output_dir}/taken.png")
+    saved_names = sorted(p.name for p in output_dir.iterdir() if p.suffix == ".png" and p.is_file())
+    assert saved_names == sorted(["profile.png", "x" * 251 + ".png", "Übersicht 概要.png"])
 
 
 def test_two_tabs(mcp: McpClient, server: StaticServer) -> None:
@@ -181,7 +233,12 @@ def test_bad_calls_are_typed_tool_errors(mcp: McpClient) -> None:
     assert unknown.is_error and text(unknown).startswith("error (unknown_tool): ")
     bad = mcp.call("browser_click", {"ref": "Save"})
     assert bad.is_error and text(bad).startswith("error (invalid_arguments): click: ref: ")
-    for result in (unknown, bad):
+    extra = mcp.call("browser_close", {"force": True})  # its schema takes no argument
+    assert extra.is_error
+    assert text(extra) == (
+        "error (invalid_arguments): browser_close: force: Extra inputs are not permitted"
+    )
+    for result in (unknown, bad, extra):
         assert "Traceback" not in text(result)
 
 

@@ -24,7 +24,8 @@ if TYPE_CHECKING:  # the CLI imports the browser only once its arguments are che
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"pagesight: {message} (see pagesight {self.prog.split()[-1]} --help)\n")
+        # prog is "pagesight" for the command, "pagesight mcp" for a subcommand.
+        self.exit(2, f"pagesight: {message} (see {self.prog} --help)\n")
 
 
 def _include(value: str) -> frozenset[str]:

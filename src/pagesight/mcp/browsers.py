@@ -113,6 +113,17 @@ class BrowserHolder:
         )
         return self._session
 
+    async def fresh_tab(self) -> Session:
+        """The session in a new tab of the same browser (cookies kept), for when the tab in
+        use went (its renderer crashed, or the page closed it); the dead tab is closed."""
+        session = self._session
+        assert session is not None, "fresh_tab() before open()"
+        dead = session.page
+        session.page, session.latest = await session.browser.new_page(), None
+        with contextlib.suppress(PagesightError):
+            await dead.close()
+        return session
+
     async def close(self) -> bool:
         """Close the browser (an attached one: only our connection, and the tab we opened);
         whether there was one. Never raises: a browser that died is closed all the same."""
@@ -144,6 +155,13 @@ class Holders:
         if holder is None:
             holder = self._holders[key] = BrowserHolder(self._registry, self._options)
         return holder
+
+    async def discard(self, key: str) -> None:
+        """Close the browser of a connection that ended (after the call it may be running)."""
+        holder = self._holders.pop(key, None)
+        if holder is not None:
+            async with holder.lock:
+                await holder.close()
 
     async def close(self) -> None:
         for holder in list(self._holders.values()):

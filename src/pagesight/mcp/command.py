@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
+import socket
 import sys
 import tempfile
 from pathlib import Path
@@ -82,8 +84,12 @@ def run_mcp(args: argparse.Namespace) -> int:
         try:
             sock = bind(args.host, args.port)
         except OSError as exc:
+            # A name that resolves to nothing, or an address this machine does not have, is
+            # the host's fault; anything else (in use, a privileged port) the port's.
+            bad_host = isinstance(exc, socket.gaierror) or exc.errno == errno.EADDRNOTAVAIL
             raise InvalidOption(
-                "port", f"cannot listen on {args.host}:{args.port} ({exc.strerror or exc})"
+                "host" if bad_host else "port",
+                f"cannot listen on {args.host}:{args.port} ({exc.strerror or exc})",
             ) from exc
     print(f"pagesight mcp: output dir {options.output_dir}", file=sys.stderr, flush=True)
     server = PagesightMCP(options, vision=args.vision)

@@ -20,7 +20,7 @@ from mcp_types import CallToolResult, TextContent
 from mcp_types import Tool as MCPTool
 
 from pagesight.agent.registry import ToolRegistry, reason_of
-from pagesight.errors import PagesightError, RuntimeFailure
+from pagesight.errors import PageCrashed, PagesightError, RuntimeFailure
 from pagesight.mcp import names
 from pagesight.mcp.browsers import BrowserHolder, BrowserOptions, Holders
 from pagesight.mcp.results import content, failure
@@ -31,6 +31,7 @@ INSTRUCTIONS = (
     "what changed), so a separate snapshot is rarely needed."
 )
 _GONE = "call browser_navigate to start a fresh browser (tabs, cookies and history are lost)"
+_TAB_GONE = "call browser_navigate to open a fresh tab, or browser_tabs to use another"
 
 log = logging.getLogger("pagesight.mcp")
 
@@ -49,6 +50,13 @@ class PagesightMCP(MCPServer[Any]):
         self._registry = registry or ToolRegistry.discover()
         self._offered = {o.name: o for o in names.offered(self._registry, vision=vision)}
         self.holders = Holders(self._registry, options)
+        # Attached, the server starts no browser: browser_navigate attaches again.
+        self._gone_advice = (
+            _GONE
+            if options.cdp_url is None
+            else "call browser_navigate to attach again once a browser answers at "
+            f"{options.cdp_url}"
+        )
 
     async def list_tools(self) -> list[MCPTool]:
         tools = [
@@ -74,6 +82,9 @@ class PagesightMCP(MCPServer[Any]):
         self, holder: BrowserHolder, name: str, arguments: dict[str, Any]
     ) -> CallToolResult:
         if name == names.CLOSE:
+            if arguments:  # its schema takes none: refused as the registry refuses extras
+                extra = "; ".join(f"{key}: Extra inputs are not permitted" for key in arguments)
+                return failure("invalid_arguments", f"{names.CLOSE}: {extra}")
             closed = await holder.close()
             text = "browser closed; the next call starts a fresh one" if closed else "no browser"
             return CallToolResult(content=[TextContent(text=text)])
@@ -84,7 +95,7 @@ class PagesightMCP(MCPServer[Any]):
         gone = holder.gone()
         if gone is not None:
             if name != names.NAVIGATE:
-                return failure("browser_gone", f"{_first_clause(gone)}; {_GONE}")
+                return failure("browser_gone", f"{_first_clause(gone)}; {self._gone_advice}")
             await holder.close()  # and browser_navigate launches a fresh one below
         try:
             session = await holder.open()
@@ -92,11 +103,21 @@ class PagesightMCP(MCPServer[Any]):
             return failure(_reason(exc), f"cannot start the browser: {exc}")
         before = session.latest
         try:
-            result = await self._registry.call(offered.spec.name, arguments, session)
+            try:
+                result = await self._registry.call(offered.spec.name, arguments, session)
+            except PageCrashed:
+                if name != names.NAVIGATE or await holder.lost() is not None:
+                    raise
+                # The tab went (its renderer crashed, or the page closed it) and the browser
+                # lives: browser_navigate goes on in a fresh tab, as the model was told.
+                session, before = await holder.fresh_tab(), None
+                result = await self._registry.call(offered.spec.name, arguments, session)
         except RuntimeFailure as exc:
             gone = await holder.lost()
             if gone is not None:
-                return failure("browser_gone", f"{_first_clause(gone)}; {_GONE}")
+                return failure("browser_gone", f"{_first_clause(gone)}; {self._gone_advice}")
+            if isinstance(exc, PageCrashed):  # the library's advice is no MCP tool
+                return failure(_reason(exc), f"{_first_clause(exc)}; {_TAB_GONE}")
             return failure(_reason(exc), str(exc))
         except PagesightError as exc:
             return failure(_reason(exc), str(exc))
@@ -129,5 +150,10 @@ def _reason(exc: PagesightError) -> str:
 
 
 def _first_clause(exc: PagesightError) -> str:
-    """``the browser went away (…)`` without its advice to launch one (the server does)."""
-    return str(exc).split("; launch or connect", 1)[0]
+    """What went (``the browser went away (…)``, ``the renderer of … crashed``) without the
+    library's advice to launch a browser or open a page: the MCP tools that do it are named
+    instead."""
+    said = str(exc)
+    for advice in ("; launch or connect", "; open a new page"):
+        said = said.split(advice, 1)[0]
+    return said

@@ -11,19 +11,25 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
 import socket
 import sys
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 from mcp.server.transport_security import TransportSecuritySettings
-from starlette.applications import Starlette
+from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pagesight.mcp.server import PagesightMCP
 
 _LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 _ANY = ("0.0.0.0", "::", "")
 PATH = "/mcp"
+_GRACE = 5
+"""Seconds the HTTP transport is given to end after SIGTERM / SIGINT (its requests
+answered); stdio's is given one (it has nothing to finish once its browsers are closed)."""
 
 
 def security(host: str, port: int) -> TransportSecuritySettings:
@@ -61,45 +67,111 @@ def bind(host: str, port: int) -> socket.socket:
 
 
 async def serve_stdio(server: PagesightMCP) -> None:
-    await _until_stopped(server, server.run_stdio_async)
+    await _until_stopped(server, server.run_stdio_async(), stop=None, grace=1)
 
 
-def http_app(server: PagesightMCP, host: str, port: int) -> Starlette:
-    """The streamable HTTP app at :data:`PATH`, Host and Origin checked on every request."""
-    return server.streamable_http_app(
+def http_app(server: PagesightMCP, host: str, port: int) -> ASGIApp:
+    """The streamable HTTP app at :data:`PATH`, Host and Origin checked on every request,
+    each session's browser closed when its client ends the session."""
+    app = server.streamable_http_app(
         streamable_http_path=PATH, transport_security=security(host, port), host=host
     )
+    return _SessionEnds(app, server)
+
+
+class _SessionEnds:
+    """Closes the browser of an HTTP session its client ended (a DELETE with its
+    ``Mcp-Session-Id``, answered 2xx, as the SDK's client sends on leaving): else every
+    session's Chromium would live on until the server stops."""
+
+    def __init__(self, app: ASGIApp, server: PagesightMCP) -> None:
+        self._app = app
+        self._server = server
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "DELETE":
+            await self._app(scope, receive, send)
+            return
+        session = Headers(scope=scope).get("mcp-session-id")
+        status = 0
+
+        async def watch(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        await self._app(scope, receive, watch)
+        if session is not None and 200 <= status < 300:  # the SDK ended that session
+            await self._server.holders.discard(session)
 
 
 async def serve_http(server: PagesightMCP, sock: socket.socket, host: str) -> None:
     import uvicorn
 
     port = sock.getsockname()[1]
-    config = uvicorn.Config(http_app(server, host, port), log_level="warning", lifespan="on")
+    config = uvicorn.Config(
+        http_app(server, host, port),
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=_GRACE - 1,  # an open event stream does not hold it
+    )
     web = uvicorn.Server(config)
     shown = f"[{host}]" if ":" in host else host
     print(f"pagesight mcp: serving http://{shown}:{port}{PATH}", file=sys.stderr, flush=True)
 
-    async def run() -> None:
-        await web.serve(sockets=[sock])
+    def stop() -> None:
+        web.should_exit = True  # uvicorn's own shutdown: requests answered, lifespan ended
 
-    await _until_stopped(server, run)
+    await _until_stopped(server, web.serve(sockets=[sock]), stop=stop, grace=_GRACE)
 
 
-async def _until_stopped(server: PagesightMCP, run: Callable[[], Awaitable[None]]) -> None:
-    """Run until the transport ends (stdin closed) or SIGTERM / SIGINT, then close every
-    browser the server started."""
+async def _until_stopped(
+    server: PagesightMCP,
+    work: Coroutine[Any, Any, None],
+    *,
+    stop: Callable[[], None] | None,
+    grace: float,
+) -> None:
+    """Serve until the transport ends (stdin closed, the HTTP server shut down) or SIGTERM /
+    SIGINT, then close every browser the server started. ``stop`` asks the transport to end
+    (``None``: it is cancelled).
+
+    The stdio transport reads stdin in a worker thread that no cancellation reaches: after a
+    signal it would wait for the client's next line (SIGTERM did not end the server). So the
+    browsers are closed at once, and a transport still running ``grace`` seconds later is
+    left: the process ends.
+    """
     loop = asyncio.get_running_loop()
-    task = asyncio.ensure_future(run())
+    task = asyncio.ensure_future(work)
+    signalled = asyncio.Event()
+
+    def on_signal() -> None:
+        signalled.set()
+        if stop is not None:
+            stop()
+        else:
+            task.cancel()
+
     stops = (signal.SIGTERM, signal.SIGINT)
     for signum in stops:
         with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(signum, task.cancel)
+            loop.add_signal_handler(signum, on_signal)
+    waiting = asyncio.ensure_future(signalled.wait())
     try:
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        await asyncio.wait({task, waiting}, return_when=asyncio.FIRST_COMPLETED)
     finally:
-        for signum in stops:
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.remove_signal_handler(signum)
+        waiting.cancel()
         await server.holders.close()
+    if not task.done():
+        await asyncio.wait({task}, timeout=grace)
+    for signum in stops:
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.remove_signal_handler(signum)
+    if task.done():
+        with contextlib.suppress(asyncio.CancelledError):
+            task.result()  # a transport that failed says so
+        return
+    task.cancel()  # stuck (stdin's reader thread): its browsers are closed, end the process
+    sys.stderr.flush()
+    os._exit(0)

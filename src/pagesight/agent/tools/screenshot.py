@@ -7,6 +7,9 @@ from pagesight.agent.tool import ToolResult
 from pagesight.errors import InvalidOption
 from pagesight.vision.images import decode_png
 
+_NAME_MAX = 255
+"""The longest file name (in bytes) Linux, macOS and Windows file systems all take."""
+
 
 async def screenshot(
     session: Session, *, marks: bool = False, filename: str | None = None
@@ -25,7 +28,12 @@ async def screenshot(
     text = f"screenshot {width}x{height}" + (" with marks (badge = element id)" if marks else "")
     value: dict[str, object] = {"width": width, "height": height, "marks": marks}
     if target is not None:
-        target.write_bytes(png)
+        try:
+            target.write_bytes(png)
+        except OSError as exc:  # a folder of that name, the output folder gone, a full disk
+            raise InvalidOption(
+                "filename", f"cannot save {target} ({exc.strerror or exc}); try another name"
+            ) from exc
         text += f"; saved as {target}"
         value["path"] = str(target)
     return ToolResult(text=text, value=value, image=png)
@@ -39,19 +47,26 @@ def _target(session: Session, filename: str) -> Path:
         raise InvalidOption(
             "filename", "this session has no output folder to save a filename in; leave it out"
         )
+    name = filename if Path(filename).suffix.lower() == ".png" else f"{filename}.png"
     bad = (
         not filename.strip()
         or "/" in filename
         or "\\" in filename
-        or "\0" in filename
         or ".." in filename
         or filename.startswith(".")
+        # A character that does not print (NUL ends the name for the OS, a newline breaks
+        # the answer's line, a right-to-left override disguises the name, a lone surrogate
+        # cannot be encoded) and a name past the file systems' 255 bytes cannot be saved
+        # as the model reads it.
+        or not filename.isprintable()
+        or len(name.encode("utf-8")) > _NAME_MAX
     )
     if bad:
+        shown = filename if len(filename) <= 60 else f"{filename[:60]}…"
         raise InvalidOption(
             "filename",
-            f"filename must be a plain file name such as 'form.png', not {filename!r} "
-            "(no folders, no '..', no leading dot); it is saved in the output folder",
+            f"filename must be a plain file name such as 'form.png', not {shown!r} "
+            f"(no folders, no '..', no leading dot, only printable characters, at most "
+            f"{_NAME_MAX} bytes); it is saved in the output folder",
         )
-    name = filename if Path(filename).suffix.lower() == ".png" else f"{filename}.png"
     return session.output_dir / name
