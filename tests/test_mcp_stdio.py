@@ -284,3 +284,24 @@ def test_wait_for_a_text_then_its_going(mcp: McpClient, server: StaticServer) ->
     assert "Import finished" in finished
     gone = ok(mcp.call("browser_wait_for", {"text_gone": "Importing…"}))
     assert "Importing" in gone
+
+
+def test_uploads_come_only_from_the_upload_dir(
+    mcp: McpClient, server: StaticServer, output_dir: Path, browser: Browser, tmp_path: Path
+) -> None:
+    page = _open(mcp, server.url("act-upload.html"))
+    resume = ref(page, 'button "Resume"')
+    secret = tmp_path / "private.txt"  # a file of the machine, outside the upload dir
+    secret.write_text("not for the page")
+    for name in (str(secret), "../" + secret.name, str(output_dir / ".." / "x.txt")):
+        refused = mcp.call("browser_file_upload", {"ref": resume, "files": [name]})
+        assert refused.is_error
+        assert text(refused).startswith("error (invalid_option): ")
+        assert "outside the folder uploads may come from" in text(refused)
+    tab = _tab(browser, "act-upload.html")
+    assert tab.playwright.evaluate("window.uploads.resume.files") == []  # nothing was set
+    (output_dir / "cv.txt").write_text("my cv")
+    answer = ok(mcp.call("browser_file_upload", {"ref": resume, "files": ["cv.txt"]}))
+    assert "files: cv.txt" in answer
+    files = tab.playwright.evaluate("window.uploads.resume.files")
+    assert files == [{"name": "cv.txt", "text": "my cv"}]

@@ -22,7 +22,9 @@ class Session:
     it); ``latest`` the last observation a tool read or an action returned (``observe``'s
     ``since_last`` compares with it); ``output_dir`` the folder a screenshot asked for by
     ``filename`` is saved in (``None``: the session saves no files; the MCP server gives its
-    ``--output-dir``)."""
+    ``--output-dir``); ``upload_dir`` the one folder files may be uploaded from (``None``: any
+    file the process can read, as the agent's own run does; the MCP server gives its
+    ``--upload-dir``, by default the output dir, so a model cannot send the machine's files)."""
 
     def __init__(
         self,
@@ -33,6 +35,7 @@ class Session:
         secrets: Secrets | None = None,
         skills: Skills | None = None,
         output_dir: Path | None = None,
+        upload_dir: Path | None = None,
     ) -> None:
         self.browser = browser
         self.page = page
@@ -40,4 +43,5 @@ class Session:
         self.secrets = secrets or Secrets()
         self.skills = skills or Skills.load()
         self.output_dir = output_dir
+        self.upload_dir = upload_dir
         self.latest: Observation | None = None

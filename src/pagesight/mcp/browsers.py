@@ -33,6 +33,8 @@ class BrowserOptions:
 
     output_dir: Path
     """Downloads and named screenshots are saved here, and only here."""
+    upload_dir: Path | None = None
+    """Files may be uploaded from here only (``None``: the output dir)."""
     headed: bool = False
     cdp_url: str | None = None
     allowed_origins: tuple[str, ...] | None = None
@@ -109,7 +111,11 @@ class BrowserHolder:
             page = pages[0] if pages else await browser.new_page()
         self._browser = browser
         self._session = Session(
-            browser=browser, page=page, registry=self._registry, output_dir=options.output_dir
+            browser=browser,
+            page=page,
+            registry=self._registry,
+            output_dir=options.output_dir,
+            upload_dir=options.upload_dir or options.output_dir,
         )
         return self._session
 

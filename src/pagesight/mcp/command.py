@@ -49,6 +49,12 @@ def add_mcp_options(commands: argparse._SubParsersAction[Any]) -> None:
         metavar="DIR",
         help="where downloads and named screenshots are saved (default: a new temporary folder)",
     )
+    mcp.add_argument(
+        "--upload-dir",
+        default=None,
+        metavar="DIR",
+        help="the folder files may be uploaded from (default: the output dir)",
+    )
     mcp.add_argument("--vision", action="store_true", help="also offer the coordinate tools (*_xy)")
 
 
@@ -73,6 +79,7 @@ def run_mcp(args: argparse.Namespace) -> int:
         )
     options = BrowserOptions(
         output_dir=_output_dir(args.output_dir),
+        upload_dir=_upload_dir(args.upload_dir),
         headed=args.headed,
         cdp_url=args.cdp_url,
         allowed_origins=_origins(args.allowed_origins),
@@ -99,6 +106,15 @@ def run_mcp(args: argparse.Namespace) -> int:
         with sock:
             asyncio.run(serve_http(server, sock, args.host))
     return 0
+
+
+def _upload_dir(value: str | None) -> Path | None:
+    if value is None:
+        return None
+    folder = Path(value).expanduser()
+    if not folder.is_dir():
+        raise InvalidOption("upload_dir", f"{folder} is not a folder")
+    return folder
 
 
 def _output_dir(value: str | None) -> Path:
