@@ -88,8 +88,10 @@ def test_every_error_class_is_exported() -> None:
 # only by nature; refusals_mark() and refused_since() are how a page's action asks its browser
 # what the origin policy refused meanwhile.
 ASYNC_ONLY: set[str] = {
+    "AsyncBrowser.check_history",
     "AsyncBrowser.fit",
     "AsyncBrowser.gone_error",
+    "AsyncBrowser.go_back",
     "AsyncBrowser.goto",
     "AsyncBrowser.refusals_mark",
     "AsyncBrowser.refused_since",

@@ -18,6 +18,7 @@ SKIP = {"edge-busy.html"}
 ALL_PAGES = sorted(p.name for p in PAGES.glob("*.html") if p.name not in SKIP)
 # A plain article (nothing but text), and canvas apps whose canvas has no name to guess.
 NOTHING_TO_ACT_ON = {
+    "act-xy-late.html",  # its button comes late, on purpose (an action must wait for it)
     "article-plain.html",
     "canvas-fallback.html",
     "ready-pages.html",  # a catalogue to read, loaded page by page
