@@ -22,7 +22,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from conftest import PAGES, StaticServer
-from mcp_support import McpClient, ok, ref, server_env, text
+from mcp_support import McpClient, chromiums_of, ok, ref, server_env, text
 from pagesight.agent.registry import ToolRegistry
 from pagesight.cli import main
 from pagesight.mcp import TOOLS, BrowserOptions, PagesightMCP
@@ -315,45 +315,27 @@ def test_a_dialog_is_in_the_effect_and_handle_dialog_answers_the_next(
     assert 'dialog confirm "Delete this item?": dismissed' in third
 
 
-def _chromiums(pid: int) -> set[int]:
-    """Every Chromium the server process ``pid`` runs (a live one: a zombie is gone)."""
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            status = (entry / "status").read_text()
-            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        parent = next(line for line in status.splitlines() if line.startswith("PPid:"))
-        ours = int(parent.split()[1]) == pid and b"--remote-debugging-port=0" in cmdline
-        if ours and not _gone(int(entry.name)):
-            found.add(int(entry.name))
-    return found
-
-
 def _until_running(http_server: HttpServer, started: set[int], count: int) -> set[int]:
     """Which of ``started`` still run, once ``count`` of them do (or 30 s passed)."""
     deadline = time.monotonic() + 30
-    running = started & _chromiums(http_server.process.pid)
+    running = started & chromiums_of(http_server.process.pid)
     while len(running) != count and time.monotonic() < deadline:  # readiness: a close
         time.sleep(0.05)
-        running = started & _chromiums(http_server.process.pid)
+        running = started & chromiums_of(http_server.process.pid)
     return running
 
 
 def test_each_http_session_has_a_browser_of_its_own_closed_when_it_ends(
     http_server: HttpServer, server: StaticServer
 ) -> None:
-    before = _chromiums(http_server.process.pid)
+    before = chromiums_of(http_server.process.pid)
     # The initialize handshake gives each client a session id of its own (Mcp-Session-Id).
     with McpClient(http_server.url, legacy=True) as one:
         with McpClient(http_server.url, legacy=True) as two:
             ok(one.call("browser_navigate", {"url": server.url("act-profile.html")}))
             other = ok(two.call("browser_snapshot"))
             assert other.startswith('page "" about:blank'), other
-            started = _chromiums(http_server.process.pid) - before
+            started = chromiums_of(http_server.process.pid) - before
             assert len(started) == 2
         # The client left (its DELETE ended the session): that session's browser closed,
         # the other one's still serves its page.
@@ -375,7 +357,7 @@ def _rpc(http_server: HttpServer, session: str, message: dict[str, Any]) -> dict
 def test_a_delete_refused_for_its_origin_leaves_the_session_and_its_browser(
     http_server: HttpServer, server: StaticServer
 ) -> None:
-    before = _chromiums(http_server.process.pid)
+    before = chromiums_of(http_server.process.pid)
     session = http_server.post().headers["mcp-session-id"]
     _rpc(http_server, session, {"jsonrpc": "2.0", "method": "notifications/initialized"})
     url = server.url("act-profile.html?delete=1")
@@ -384,7 +366,7 @@ def test_a_delete_refused_for_its_origin_leaves_the_session_and_its_browser(
         http_server, session, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}
     )
     assert navigated["result"]["isError"] is False, navigated
-    started = _chromiums(http_server.process.pid) - before
+    started = chromiums_of(http_server.process.pid) - before
     assert len(started) == 1
     # A page of another site cannot end (and so close the browser of) a session it learnt.
     foreign = {"mcp-session-id": session, "origin": "http://evil.example"}
