@@ -177,7 +177,7 @@ class AsyncAgent:
         for number in range(1, self._max_steps + 1):
             clock = time.monotonic()
             if after is not None and previous is not None and include <= after.include:
-                obs = _since(after, previous)
+                obs = changes_since(after, previous)
             else:
                 obs = await session.page.observe(
                     since=previous, include=include, timeout=self._timeout
@@ -433,7 +433,7 @@ def _settled_after(results: tuple[ToolResult, ...], session: Session) -> Observa
     return effect.observation
 
 
-def _since(obs: Observation, previous: Observation) -> Observation:
+def changes_since(obs: Observation, previous: Observation) -> Observation:
     """``obs`` showing what changed since ``previous`` (as ``page.observe(since=)`` does):
     a batch's effect holds the change of its last action only."""
     shared = {e.id for e in previous.elements} & {e.id for e in obs.elements}

@@ -16,7 +16,6 @@ import shutil
 import socket
 import tempfile
 import threading
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -27,6 +26,7 @@ import uvicorn
 from pagesight.demo.app import DESIGNS, create_app
 from pagesight.demo.db import prepare, query
 from pagesight.errors import InvalidOption, RuntimeFailure
+from pagesight.threaded_server import start_in_thread
 
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 10.0
@@ -91,24 +91,16 @@ class OrbitApp:
             ws="none",
             timeout_graceful_shutdown=2,
         )
-        server = uvicorn.Server(config)
-        thread = threading.Thread(
-            target=server.run, kwargs={"sockets": [sock]}, name="orbit-crm", daemon=True
+        server, thread, started = start_in_thread(
+            config, sock, name="orbit-crm", timeout=START_TIMEOUT_S
         )
         app = cls(server=server, thread=thread, sock=sock, db_path=db_path, scratch=scratch)
-        thread.start()
-        app._wait_started()
+        if not started:
+            app.close()
+            raise RuntimeFailure(
+                f"Orbit CRM did not start on {app.url} within {START_TIMEOUT_S:.0f} s"
+            )
         return app
-
-    def _wait_started(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while not self._server.started:  # readiness: uvicorn says so only by this flag
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                self.close()
-                raise RuntimeFailure(
-                    f"Orbit CRM did not start on {self.url} within {START_TIMEOUT_S:.0f} s"
-                )
-            time.sleep(0.01)
 
     def query(
         self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()

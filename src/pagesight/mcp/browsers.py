@@ -142,7 +142,8 @@ class BrowserHolder:
                 with contextlib.suppress(PagesightError):
                     await session.page.close()
             await browser.close()
-        except Exception:  # a dead browser's close may fail in many ways: only say so
+        except (PagesightError, PlaywrightError, OSError):
+            # A dead browser's connection or process may fail to close: it is gone anyway.
             log.warning("closing the browser failed", exc_info=True)
         return True
 

@@ -24,7 +24,7 @@ from typing import Any
 from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent
 
 from pagesight.agent.context import DELTA, FULL
-from pagesight.agent.loop import _since as since  # the loop's delta of an action's page
+from pagesight.agent.loop import changes_since
 from pagesight.agent.tool import ToolResult
 from pagesight.observe.observation import Observation
 from pagesight.observe.tokens import count_tokens
@@ -54,7 +54,7 @@ def page_after(result: ToolResult, *, before: Observation | None) -> str | None:
     whole = replace(after, changes=None).text()
     if before is None or after.mode == "vision" or before.mode != after.mode:
         return f"{FULL}\n{whole}"
-    changed = since(after, before)
+    changed = changes_since(after, before)
     if changed.changes is None or changed.changes.new_document:
         return f"{FULL}\n{whole}"
     if _told(changed, result):

@@ -23,6 +23,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from pagesight.testing.script import Failure, Hang, Reply, Script
+from pagesight.threaded_server import start_in_thread
 
 _START_TIMEOUT_S = 10.0
 
@@ -113,17 +114,12 @@ class ScriptedServer:
             ws="none",
             timeout_graceful_shutdown=1,
         )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(
-            target=self._server.run, kwargs={"sockets": [sock]}, name="fake-api", daemon=True
+        self._server, self._thread, started = start_in_thread(
+            config, sock, name="fake-api", timeout=_START_TIMEOUT_S
         )
-        self._thread.start()
-        deadline = time.monotonic() + _START_TIMEOUT_S
-        while not self._server.started:  # readiness: uvicorn says so only by this flag
-            if not self._thread.is_alive() or time.monotonic() > deadline:
-                self.close()
-                raise RuntimeError(f"{type(self).__name__} did not start")
-            time.sleep(0.01)
+        if not started:
+            self.close()
+            raise RuntimeError(f"{type(self).__name__} did not start")
         return self
 
     def close(self) -> None:
