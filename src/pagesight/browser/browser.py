@@ -441,16 +441,18 @@ class AsyncBrowser:
 
     async def refused_since(
         self, mark: int, page: AsyncPage, *, unowned: bool
-    ) -> tuple[Refused, ...]:
+    ) -> tuple[tuple[Refused, ...], frozenset[str]]:
         """What the origin policy refused for ``page`` since ``mark``: its own navigations,
         the tabs it opened, its iframes' documents (those its own frame tree holds: a frame
         inside an out-of-process iframe is refused all the same, but not reported); with
-        ``unowned`` (a middle click), tabs opened without an opener too."""
+        ``unowned`` (a middle click), tabs opened without an opener too. Beside them, the
+        target ids of the tabs it closed (opened blank, then sent to a refused origin: such a
+        tab may have been seen before it was refused)."""
         if self._guard is None:
-            return ()
+            return (), frozenset()
         refusals = await self._guard.since(mark)
         if not refusals:
-            return ()
+            return (), frozenset()
         tab = await page._target_id()
         frames: set[str] = set()
         if any(r.refused.kind == "frame" for r in refusals):
@@ -459,14 +461,16 @@ class AsyncBrowser:
                 tree = await (await page._session()).send("Page.getFrameTree")
                 frames = _frame_ids(tree["frameTree"])
         context = await page._context_id() if unowned else None
-        return tuple(
-            r.refused
+        own = [
+            r
             for r in refusals
             if (r.refused.kind == "navigation" and r.tab == tab)
             or (r.refused.kind == "new_tab" and r.opener == tab)
             or (unowned and r.refused.kind == "new_tab" and not r.opener and r.context == context)
             or (r.refused.kind == "frame" and r.frame in frames)
-        )
+        ]
+        closed = frozenset(r.frame for r in own if r.refused.kind == "new_tab")
+        return tuple(r.refused for r in own), closed
 
     async def close(self) -> None:
         """Close pagesight's connection; a launched Chromium is stopped, an attached one kept.

@@ -248,7 +248,11 @@ class ActionRunner:
             seen = await self.seen(mark, done.scrolled, tabs=tabs, deadline=since + timeout)
         moved = await done.moved() if done.moved is not None else None
         tab = self._browser.wrap(self._page)
-        refused = await self._browser.refused_since(refusals, tab, unowned=context_id is not None)
+        refused, closed = await self._browser.refused_since(
+            refusals, tab, unowned=context_id is not None
+        )
+        if closed and seen.new_tabs:
+            seen = replace(seen, new_tabs=await self._open_tabs(seen.new_tabs, closed))
         seen = replace(seen, files=done.files, moved=moved, errors=done.errors, refused=refused)
         if restyled is not None:
             seen = replace(seen, restyled=await restyled())
@@ -292,6 +296,21 @@ class ActionRunner:
             shot=now,
         )
         return replace(effect, observation=seen_after)
+
+    async def _open_tabs(
+        self, new_tabs: tuple[NewTab, ...], closed: frozenset[str]
+    ) -> tuple[NewTab, ...]:
+        """``new_tabs`` less those the origin policy closed: a tab opened blank shows, and is
+        handed out, before the script moving it on is refused and the tab closed."""
+        open_pages = {page.id: page for page in self._browser.pages}
+        kept = []
+        for new_tab in new_tabs:
+            page = open_pages.get(new_tab.id)
+            # A tab closing as it is asked for is not kept either.
+            with contextlib.suppress(PagesightError, PlaywrightError):
+                if page is not None and await page._target_id() not in closed:
+                    kept.append(new_tab)
+        return tuple(kept)
 
     async def seen(
         self, mark: Mark, scrolled: tuple[int, int] | None, *, tabs: int, deadline: float
