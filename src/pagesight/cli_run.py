@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -29,12 +30,23 @@ DECISIONS = "decisions"
 """``--model decisions:MODEL``: the Decisions API's probability planner."""
 
 
-def _secret(value: str) -> tuple[str, str]:
-    name, sep, secret = value.partition("=")
-    if not sep or not name.strip():
+def secret_option(value: str) -> tuple[str, str]:
+    """``--secret NAME=VALUE``, ``NAME@ORIGIN[,ORIGIN…]=VALUE``, or ``NAME=`` (the value from
+    ``PAGESIGHT_SECRET_NAME``): the key (name and scope) and the value."""
+    key, sep, secret = value.partition("=")
+    if not sep or not key.partition("@")[0].strip():
         # Never echo it: a value given without its NAME= is still a secret.
         raise argparse.ArgumentTypeError("expected NAME=VALUE (what was given is not shown)")
-    return name.strip(), secret
+    return key.strip(), secret
+
+
+SECRET_HELP = (
+    "a value {{NAME}} stands for, typed into the page but never shown or written: "
+    "NAME=VALUE; NAME@ORIGIN[,ORIGIN]=VALUE to type it only on those origins (another is "
+    "refused); NAME= (or NAME@ORIGIN=) to read it from the environment variable "
+    "PAGESIGHT_SECRET_NAME, out of the process list. Every PAGESIGHT_SECRET_<NAME> set is "
+    "a secret too"
+)
 
 
 def _price(value: str) -> tuple[float, float]:
@@ -114,11 +126,11 @@ def add_run_options(
     )
     run.add_argument(
         "--secret",
-        type=_secret,
+        type=secret_option,
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="a value {{NAME}} in a step stands for (else the environment variable NAME)",
+        help=SECRET_HELP + " (a script's {{NAME}} may also come from the variable NAME)",
     )
     run.add_argument("--cdp-url", default=None, help="attach to a running Chromium instead")
     run.add_argument("--viewport", type=viewport, default=None, metavar="WxH")
@@ -144,6 +156,7 @@ def run(args: argparse.Namespace) -> int:
     """``pagesight run``: exit 0 when the goal was reached, 3 when the run ended on its own
     short of it, 1 on a browser or model failure, 2 on bad input or set-up (raised, like
     every command's) — a missing key or SDK before a browser starts."""
+    from pagesight.agent.secrets import Secrets, gathered
     from pagesight.planners import StepsPlanner
 
     if args.goal is None:
@@ -165,11 +178,13 @@ def run(args: argparse.Namespace) -> int:
     check_out(args.out)
     if args.steps is not None:
         check_not_replaying_into_itself(args.steps, args.out)
+    given = gathered(args.secret, os.environ)
+    Secrets(given)  # a bad name or scope is refused before a browser starts
     planner: Planner
     text_layer: TextLayerResult | None = None
     if args.goal is not None:
         chosen = goal_planner(args)
-        planner, secrets = chosen.planner, dict(args.secret)
+        planner, secrets = chosen.planner, given
         max_steps = args.max_steps or 15
         if chosen.model is not None and not args.no_text_layer:
             text_layer = _try_text_layer(args, chosen.model, secrets)
@@ -178,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
                 return 0
     else:
         steps = StepsPlanner.from_file(args.steps)
-        planner, secrets = steps, steps.secrets(dict(args.secret))
+        planner, secrets = steps, steps.secrets(given)
         max_steps = args.max_steps or max(15, 2 * len(steps.steps) + 1)
     result = run_agent(
         args.url,

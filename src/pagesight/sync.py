@@ -202,6 +202,10 @@ class Page:
         """See :meth:`pagesight.aio.AsyncPage.wait_ready`."""
         return self._loop.run(self._page.wait_ready(timeout))
 
+    def frame_url(self, element_id: int) -> str:
+        """See :meth:`pagesight.aio.AsyncPage.frame_url`."""
+        return self._loop.run(self._page.frame_url(element_id))
+
     def locate(self, element_id: int) -> ElementLocation:
         """See :meth:`pagesight.aio.AsyncPage.locate`."""
         return self._loop.run(self._page.locate(element_id))

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import errno
+import os
 import socket
 import sys
 import tempfile
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from pagesight.cli_run import SECRET_HELP, secret_option
 from pagesight.errors import InvalidOption
 
 TRANSPORTS = ("stdio", "http")
@@ -56,10 +58,19 @@ def add_mcp_options(commands: argparse._SubParsersAction[Any]) -> None:
         help="the folder files may be uploaded from (default: the output dir)",
     )
     mcp.add_argument("--vision", action="store_true", help="also offer the coordinate tools (*_xy)")
+    mcp.add_argument(
+        "--secret",
+        type=secret_option,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help=SECRET_HELP + "; the model types it as {{NAME}}",
+    )
 
 
 def run_mcp(args: argparse.Namespace) -> int:
     """Check the options, then serve until the client goes (stdio) or SIGTERM / Ctrl-C."""
+    from pagesight.agent.secrets import Secrets, gathered
     from pagesight.mcp.browsers import BrowserOptions, check_guard_options
     from pagesight.mcp.server import PagesightMCP
     from pagesight.mcp.transport import bind, serve_http, serve_stdio
@@ -84,6 +95,7 @@ def run_mcp(args: argparse.Namespace) -> int:
         cdp_url=args.cdp_url,
         allowed_origins=_origins(args.allowed_origins),
         allow_file_access=args.allow_file_access,
+        secrets=Secrets(gathered(args.secret, os.environ)),
     )
     check_guard_options(options)
     sock = None
