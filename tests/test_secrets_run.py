@@ -231,7 +231,10 @@ def test_the_mcp_server_types_two_secrets_and_no_result_holds_them(
         )
         assert away.is_error and "error (secret_not_allowed_here)" in text(away)
         assert "the URL navigated to is on " + other_origin.origin in text(away)
-        call("browser_type", ref=ref(page, 'textbox "Password"'), text="{{PASS}}")
+        password = text(call("browser_type", ref=ref(page, 'textbox "Password"'), text="{{PASS}}"))
+        # A password field's value is never shown, not even as the secret's name.
+        assert 'textbox "Password": - -> "••••••••"' in password
+        assert "{{PASS}}" not in password
         signed = text(call("browser_click", ref=ref(page, 'button "Sign in"')))
         # The page printed both secrets; the page after the click says their names.
         assert "Signed in as {{USER}} (password {{PASS}})" in signed
@@ -274,3 +277,16 @@ def test_secrets_scope_and_environment_are_checked_before_anything_starts() -> N
     }
     with pytest.raises(InvalidOption, match="PAGESIGHT_SECRET_KEY, which is not set"):
         gathered([("KEY", "")], environ)
+
+
+def test_an_elements_frame_url_is_its_own_frames(
+    browser: Browser, server: StaticServer, other_origin: StaticServer, login_url: str
+) -> None:
+    page = browser.open(login_url)
+    try:
+        outline = page.observe().text()
+        assert page.frame_url(ref(outline, 'textbox "Username"')) == login_url
+        note = page.frame_url(ref(outline, 'textbox "Partner note"'))
+        assert note == other_origin.url("secret-frame.html")
+    finally:
+        page.close()

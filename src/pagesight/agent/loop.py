@@ -64,7 +64,9 @@ class AsyncAgent:
 
     ``tools``: folders of extra tools (one ``async def`` a file); ``skills``: folders of
     extra skills (``*/SKILL.md``); ``secrets``: values a tool argument names as
-    ``{{NAME}}``, typed into the page but never written anywhere; ``out``: the run's folder
+    ``{{NAME}}``, typed into the page but never written anywhere (a key
+    ``NAME@ORIGIN[,ORIGIN…]`` types it only on those origins, see
+    :class:`~pagesight.agent.secrets.Secrets`); ``out``: the run's folder
     (default ``runs/<UTC timestamp>/``; a folder used before is cleared first);
     ``on_step``: called with each StepRecord once it is written (live progress);
     ``timeout``: seconds the page may take to load, and to answer each observation (a page
