@@ -290,3 +290,24 @@ def test_an_elements_frame_url_is_its_own_frames(
         assert note == other_origin.url("secret-frame.html")
     finally:
         page.close()
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (
+            ("run", "http://x", "--steps", "x.steps", "--secret", "A@bad/x=zzzz-val"),
+            "--secret: the secret A's scope: allowed_origins: 'bad/x' is not an origin",
+        ),
+        (("mcp", "--secret", "A@bad/x=zzzz-val"), "--secret: the secret A's scope"),
+        (("mcp", "--secret", "A="), "--secret: A= takes its value from the environment variable"),
+    ],
+)
+def test_a_bad_secret_option_is_one_line_before_anything_starts(
+    monkeypatch: pytest.MonkeyPatch, argv: tuple[str, ...], said: str
+) -> None:
+    monkeypatch.delenv("PAGESIGHT_SECRET_A", raising=False)
+    done = run_cli(monkeypatch, *argv)
+    assert (done.returncode, done.stdout) == (2, ""), done.stderr
+    assert done.stderr.startswith(f"pagesight: {said}") and done.stderr.count("\n") == 1
+    assert "zzzz-val" not in done.stderr

@@ -40,6 +40,19 @@ def secret_option(value: str) -> tuple[str, str]:
     return key.strip(), secret
 
 
+def checked_secrets(given: list[tuple[str, str]]) -> dict[str, str]:
+    """The ``--secret`` options and the ``PAGESIGHT_SECRET_<NAME>`` variables, a bad name or
+    scope refused (as ``--secret``) before a browser starts."""
+    from pagesight.agent.secrets import Secrets, gathered
+
+    secrets = gathered(given, os.environ)
+    try:
+        Secrets(secrets)
+    except InvalidOption as exc:
+        raise InvalidOption("secret", str(exc)) from exc
+    return secrets
+
+
 SECRET_HELP = (
     "a value {{NAME}} stands for, typed into the page but never shown or written: "
     "NAME=VALUE; NAME@ORIGIN[,ORIGIN]=VALUE to type it only on those origins (another is "
@@ -156,7 +169,6 @@ def run(args: argparse.Namespace) -> int:
     """``pagesight run``: exit 0 when the goal was reached, 3 when the run ended on its own
     short of it, 1 on a browser or model failure, 2 on bad input or set-up (raised, like
     every command's) — a missing key or SDK before a browser starts."""
-    from pagesight.agent.secrets import Secrets, gathered
     from pagesight.planners import StepsPlanner
 
     if args.goal is None:
@@ -178,8 +190,7 @@ def run(args: argparse.Namespace) -> int:
     check_out(args.out)
     if args.steps is not None:
         check_not_replaying_into_itself(args.steps, args.out)
-    given = gathered(args.secret, os.environ)
-    Secrets(given)  # a bad name or scope is refused before a browser starts
+    given = checked_secrets(args.secret)
     planner: Planner
     text_layer: TextLayerResult | None = None
     if args.goal is not None:

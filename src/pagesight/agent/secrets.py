@@ -166,7 +166,7 @@ def gathered(given: Sequence[tuple[str, str]], environ: Mapping[str, str]) -> di
         if not value:
             raise InvalidOption(
                 "secret",
-                f"--secret {name}= takes its value from the environment variable "
+                f"{name}= takes its value from the environment variable "
                 f"{ENV_PREFIX}{name}, which is not set; set it, or give {name}=VALUE",
             )
         out[key] = value

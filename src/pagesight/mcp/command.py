@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import errno
-import os
 import socket
 import sys
 import tempfile
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from pagesight.cli_run import SECRET_HELP, secret_option
+from pagesight.cli_run import SECRET_HELP, checked_secrets, secret_option
 from pagesight.errors import InvalidOption
 
 TRANSPORTS = ("stdio", "http")
@@ -70,7 +69,7 @@ def add_mcp_options(commands: argparse._SubParsersAction[Any]) -> None:
 
 def run_mcp(args: argparse.Namespace) -> int:
     """Check the options, then serve until the client goes (stdio) or SIGTERM / Ctrl-C."""
-    from pagesight.agent.secrets import Secrets, gathered
+    from pagesight.agent.secrets import Secrets
     from pagesight.mcp.browsers import BrowserOptions, check_guard_options
     from pagesight.mcp.server import PagesightMCP
     from pagesight.mcp.transport import bind, serve_http, serve_stdio
@@ -95,7 +94,7 @@ def run_mcp(args: argparse.Namespace) -> int:
         cdp_url=args.cdp_url,
         allowed_origins=_origins(args.allowed_origins),
         allow_file_access=args.allow_file_access,
-        secrets=Secrets(gathered(args.secret, os.environ)),
+        secrets=Secrets(checked_secrets(args.secret)),
     )
     check_guard_options(options)
     sock = None
