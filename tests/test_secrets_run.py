@@ -12,9 +12,11 @@ frame, served from ``other_origin``)."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import html
 import json
+import logging
 import os
 import re
 import sys
@@ -25,13 +27,19 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 from mcp.client.stdio import StdioServerParameters
+from mcp_types import CallToolResult
 from starlette.requests import Request
 
 from cli_support import run_cli
 from conftest import StaticServer
 from mcp_support import SRC, McpClient, images, ref, text
 from pagesight import Browser, InvalidOption, SecretNotAllowedHere
+from pagesight.agent.registry import ToolRegistry
 from pagesight.agent.secrets import Secrets, gathered
+from pagesight.agent.session import Session
+from pagesight.agent.tool import Tool
+from pagesight.mcp.browsers import BrowserOptions
+from pagesight.mcp.server import PagesightMCP
 from pagesight.testing import FakeOpenAI, Reply
 from pagesight.vision.images import decode_png
 
@@ -311,3 +319,37 @@ def test_a_bad_secret_option_is_one_line_before_anything_starts(
     assert (done.returncode, done.stdout) == (2, ""), done.stderr
     assert done.stderr.startswith(f"pagesight: {said}") and done.stderr.count("\n") == 1
     assert "zzzz-val" not in done.stderr
+
+
+async def leaky_hover(session: Session, *, ref: int) -> str:
+    """Hover, with a bug whose message quotes a secret.
+
+    Args:
+        ref: The element's id.
+    """
+    raise KeyError(f"a bug near {PASS}")
+
+
+def test_an_mcp_bug_quoting_a_secret_reaches_neither_the_client_nor_the_log(
+    tmp_path: Path, browser: Browser, caplog: pytest.LogCaptureFixture
+) -> None:
+    leaky = Tool.from_function(leaky_hover, name="hover")
+    registry = ToolRegistry([*(t for t in ToolRegistry.discover() if t.name != "hover"), leaky])
+    options = BrowserOptions(
+        output_dir=tmp_path, cdp_url=browser.cdp_url, secrets=Secrets({"PASS": PASS})
+    )
+    mcp = PagesightMCP(options, registry=registry)
+
+    async def call() -> CallToolResult:
+        try:
+            return await mcp.call_tool("browser_hover", {"ref": 1})
+        finally:
+            await mcp.holders.close()
+
+    with caplog.at_level(logging.ERROR, logger="pagesight.mcp"):
+        failed = asyncio.run(call())
+    assert failed.is_error
+    assert "error (internal_error): KeyError: 'a bug near {{PASS}}'" in text(failed)
+    assert "{{PASS}}" in caplog.text  # the traceback was logged, with the secret's name
+    assert leaks(caplog.text.encode()) == []
+    assert leaks(failed.model_dump_json().encode()) == []
