@@ -332,6 +332,7 @@ class Browser:
         vision_model: Captioner | None = None,
         allowed_origins: Sequence[str] | None = None,
         allow_file_access: bool | None = None,
+        blocked_origins: Sequence[str] | None = None,
     ) -> Browser:
         """See :meth:`pagesight.aio.AsyncBrowser.launch`."""
         loop = _Loop()
@@ -348,6 +349,7 @@ class Browser:
                     vision_model=vision_model,
                     allowed_origins=allowed_origins,
                     allow_file_access=allow_file_access,
+                    blocked_origins=blocked_origins,
                 )
             )
         except BaseException:
@@ -366,6 +368,7 @@ class Browser:
         vision_model: Captioner | None = None,
         allowed_origins: Sequence[str] | None = None,
         allow_file_access: bool | None = None,
+        blocked_origins: Sequence[str] | None = None,
     ) -> Browser:
         """See :meth:`pagesight.aio.AsyncBrowser.connect`."""
         loop = _Loop()
@@ -379,6 +382,7 @@ class Browser:
                     vision_model=vision_model,
                     allowed_origins=allowed_origins,
                     allow_file_access=allow_file_access,
+                    blocked_origins=blocked_origins,
                 )
             )
         except BaseException:

@@ -154,6 +154,12 @@ class AsyncBrowser:
         viewport = check_viewport(viewport)
         # Checked before Chromium starts.
         origins = OriginPolicy.of(allowed_origins, allow_file_access, blocked_origins)
+        if origins.connect_sources() is not None:
+            # The guard answers each document itself, to give it the connect-src policy that
+            # holds its WebSockets (see guard.interception); Chromium's Local Network Access
+            # would take such a document for one from nowhere and refuse its connections to
+            # this machine's other servers. The guard's own private-network rule replaces it.
+            args = (*args, "--disable-features=LocalNetworkAccessChecks")
         process = await start_chromium(
             executable=executable_path, headless=headless, window=viewport, args=args
         )

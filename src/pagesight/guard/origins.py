@@ -117,22 +117,18 @@ class OriginPattern:
         """Whether this pattern names ``host`` itself (not through a ``*.`` wildcard)."""
         return not self.subdomains and host == self.host
 
-    def csp_sources(self) -> list[str]:
-        """This pattern as Content-Security-Policy sources, WebSocket schemes included
-        (Chromium does not match ``ws:`` against an ``http:`` source in every version)."""
+    def websocket_sources(self) -> list[str]:
+        """This pattern's WebSocket twins (``ws:`` for http, ``wss:`` for https) as
+        Content-Security-Policy sources."""
         host = f"[{self.host}]" if ":" in self.host else self.host
         host = f"*.{host}" if self.subdomains else host
-        schemes = [self.scheme] if self.scheme else ["http", "https"]
         out = []
-        for scheme in schemes:
-            for web in (scheme, "wss" if scheme == "https" else "ws"):
-                if self.port == _ANY_PORT:
-                    port = ":*"
-                elif self.port is not None:
-                    port = f":{self.port}"
-                else:
-                    port = f":{_DEFAULT_PORTS[scheme]}"
-                out.append(f"{web}://{host}{port}")
+        for scheme in [self.scheme] if self.scheme else ["http", "https"]:
+            if self.port == _ANY_PORT:
+                port = "*"
+            else:
+                port = str(self.port if self.port is not None else _DEFAULT_PORTS[scheme])
+            out.append(f"{'wss' if scheme == 'https' else 'ws'}://{host}:{port}")
         return out
 
 
@@ -244,14 +240,16 @@ class OriginPolicy:
         return True
 
     def connect_sources(self) -> str | None:
-        """The allowed list as a Content-Security-Policy ``connect-src`` directive, which
-        Chromium enforces on WebSockets (the DevTools ``Fetch`` domain never sees them);
-        ``None`` with no allowed list (a block list is no CSP source list)."""
+        """The Content-Security-Policy ``connect-src`` directive that holds a page's
+        WebSockets to the allowed list (the DevTools ``Fetch`` domain never sees them):
+        every http(s) connection passes it, to be checked (and counted) by the guard, a
+        WebSocket only to an allowed origin. ``None`` with no allowed list (a block list is
+        no CSP source list)."""
         if self.allowed is None:
             return None
-        sources = ["data:", "blob:"]
+        sources = ["http:", "https:", "data:", "blob:"]
         for pattern in self.allowed:
-            sources += pattern.csp_sources()
+            sources += pattern.websocket_sources()
         return "connect-src " + " ".join(dict.fromkeys(sources))
 
     def check(self, url: str) -> None:

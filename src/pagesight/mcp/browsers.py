@@ -39,6 +39,7 @@ class BrowserOptions:
     cdp_url: str | None = None
     allowed_origins: tuple[str, ...] | None = None
     allow_file_access: bool = False
+    blocked_origins: tuple[str, ...] | None = None
 
     def guard_options(self) -> dict[str, Any]:
         """The origin options for launch / connect: the list (``None``: any origin) and
@@ -47,13 +48,14 @@ class BrowserOptions:
         return {
             "allowed_origins": self.allowed_origins,
             "allow_file_access": self.allow_file_access,
+            "blocked_origins": self.blocked_origins,
         }
 
 
 def check_guard_options(options: BrowserOptions) -> None:
     """The origin options checked before anything starts: InvalidOption naming a bad
     pattern (the browser, launched later, would refuse it only at the first call)."""
-    OriginPolicy.of(options.allowed_origins, options.allow_file_access)
+    OriginPolicy.of(options.allowed_origins, options.allow_file_access, options.blocked_origins)
 
 
 class BrowserHolder:
