@@ -12,6 +12,7 @@ must never arrive). ``server2`` is blocked. One browser for the whole module.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import threading
@@ -24,6 +25,8 @@ import pytest
 from cli_support import run_cli
 from conftest import StaticServer
 from pagesight import Browser, InvalidOption, OriginNotAllowed
+from pagesight.guard.interception import RequestGuard
+from pagesight.guard.origins import OriginPolicy
 
 
 class _Recorder(BaseHTTPRequestHandler):
@@ -225,3 +228,29 @@ def test_run_and_mcp_take_the_origin_options(
         bad = run_cli(monkeypatch, *argv, "--blocked-origins", "ftp://nowhere")
         assert bad.returncode == 2
         assert "blocked_origins: 'ftp://nowhere' is not an origin" in bad.stderr
+
+
+def test_the_refusal_logs_stay_bounded() -> None:
+    """A long run's refusals are counted, and only the latest kept (§6's load run must not
+    grow): fed the pause events Chromium sends, with no browser to answer."""
+    guard = RequestGuard(OriginPolicy.of(["https://example.com"]), closed_unseen=lambda _: None)
+
+    async def pause_many() -> None:
+        for i in range(10_000):
+            kind = "Document" if i % 2 else "Image"
+            guard._paused(
+                {
+                    "requestId": str(i),
+                    "frameId": "F",
+                    "resourceType": kind,
+                    "request": {"url": f"https://elsewhere.net/{i}"},
+                }
+            )
+        await guard.settled()
+
+    asyncio.run(pause_many())
+    assert guard.requests_mark() == 5_000 and guard.mark() == 5_000
+    assert guard.requests_between(0, 5_000, {"F"}) == 4096  # the latest only
+    refused = asyncio.run(guard.since(0))
+    assert len(refused) == 256
+    assert refused[-1].refused.url == "https://elsewhere.net/9999"
