@@ -336,6 +336,7 @@ class Browser:
         vision_model: Captioner | None = None,
         allowed_origins: Sequence[str] | None = None,
         allow_file_access: bool | None = None,
+        blocked_origins: Sequence[str] | None = None,
     ) -> Browser:
         """See :meth:`pagesight.aio.AsyncBrowser.launch`."""
         loop = _Loop()
@@ -352,6 +353,7 @@ class Browser:
                     vision_model=vision_model,
                     allowed_origins=allowed_origins,
                     allow_file_access=allow_file_access,
+                    blocked_origins=blocked_origins,
                 )
             )
         except BaseException:
@@ -370,6 +372,7 @@ class Browser:
         vision_model: Captioner | None = None,
         allowed_origins: Sequence[str] | None = None,
         allow_file_access: bool | None = None,
+        blocked_origins: Sequence[str] | None = None,
     ) -> Browser:
         """See :meth:`pagesight.aio.AsyncBrowser.connect`."""
         loop = _Loop()
@@ -383,6 +386,7 @@ class Browser:
                     vision_model=vision_model,
                     allowed_origins=allowed_origins,
                     allow_file_access=allow_file_access,
+                    blocked_origins=blocked_origins,
                 )
             )
         except BaseException:

@@ -245,6 +245,9 @@ class AsyncPage:
             include=frozenset(include),
             max_chars=max_chars,
         )
+        refused = await self._browser.refused_requests_note(self)
+        if refused is not None:
+            obs = replace(obs, notes=(*obs.notes, refused))
         if since is not None:
             # Ids are per document: none shared means another document, nothing to compare.
             shared = {e.id for e in since.elements} & {e.id for e in obs.elements}

@@ -40,6 +40,7 @@ class BrowserOptions:
     cdp_url: str | None = None
     allowed_origins: tuple[str, ...] | None = None
     allow_file_access: bool = False
+    blocked_origins: tuple[str, ...] | None = None
     secrets: Secrets = field(default_factory=Secrets, compare=False, repr=False)
     """Secrets the model may type as ``{{NAME}}`` (``--secret``): never in a result."""
 
@@ -50,13 +51,14 @@ class BrowserOptions:
         return {
             "allowed_origins": self.allowed_origins,
             "allow_file_access": self.allow_file_access,
+            "blocked_origins": self.blocked_origins,
         }
 
 
 def check_guard_options(options: BrowserOptions) -> None:
     """The origin options checked before anything starts: InvalidOption naming a bad
     pattern (the browser, launched later, would refuse it only at the first call)."""
-    OriginPolicy.of(options.allowed_origins, options.allow_file_access)
+    OriginPolicy.of(options.allowed_origins, options.allow_file_access, options.blocked_origins)
 
 
 class BrowserHolder:

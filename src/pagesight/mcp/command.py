@@ -42,6 +42,12 @@ def add_mcp_options(commands: argparse._SubParsersAction[Any]) -> None:
         "(http://127.0.0.1:*, https://*.example.com); any other is refused",
     )
     mcp.add_argument(
+        "--blocked-origins",
+        default=None,
+        metavar="LIST",
+        help="origins refused whatever else is allowed, separated by ; or ,",
+    )
+    mcp.add_argument(
         "--allow-file-access", action="store_true", help="allow file:// pages (refused otherwise)"
     )
     mcp.add_argument(
@@ -92,8 +98,9 @@ def run_mcp(args: argparse.Namespace) -> int:
         upload_dir=_upload_dir(args.upload_dir),
         headed=args.headed,
         cdp_url=args.cdp_url,
-        allowed_origins=_origins(args.allowed_origins),
+        allowed_origins=origin_list("allowed_origins", args.allowed_origins),
         allow_file_access=args.allow_file_access,
+        blocked_origins=origin_list("blocked_origins", args.blocked_origins),
         secrets=Secrets(checked_secrets(args.secret)),
     )
     check_guard_options(options)
@@ -141,11 +148,12 @@ def _output_dir(value: str | None) -> Path:
     return folder
 
 
-def _origins(value: str | None) -> tuple[str, ...] | None:
-    """The list as given (the origin guard checks each pattern when the browser starts)."""
+def origin_list(option: str, value: str | None) -> tuple[str, ...] | None:
+    """An origin list option (``--allowed-origins``, ``--blocked-origins``) as given,
+    separated by ``;`` or ``,`` (the origin guard checks each pattern); shared with ``run``."""
     if value is None:
         return None
     origins = tuple(o.strip() for o in value.replace(";", ",").split(",") if o.strip())
     if not origins:
-        raise InvalidOption("allowed_origins", "give at least one origin, e.g. https://example.com")
+        raise InvalidOption(option, "give at least one origin, e.g. https://example.com")
     return origins
