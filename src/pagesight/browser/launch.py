@@ -85,6 +85,12 @@ class ChromiumProcess:
                 self.process.kill()
                 await self.process.wait()
         if self.drain is not None:
+            # Chromium's children (renderers, GPU) hold its stderr too, and outlive a browser
+            # process that was killed by a moment: the pipe ends once they are gone. Waiting
+            # for that keeps them from writing into the profile after it is removed, and lets
+            # asyncio close the process's pipes (cancelled at once, they are left unclosed).
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self.drain), 5)
             self.drain.cancel()
         shutil.rmtree(self.profile, ignore_errors=True)
 
