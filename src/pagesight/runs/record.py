@@ -23,6 +23,7 @@ on the screenshots before they get here).
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import tempfile
@@ -86,7 +87,7 @@ class RunRecorder:
             try:
                 written = os.write(self._log, data)
                 if written != len(data):  # a full disk takes what fits: half a line
-                    raise OSError(28, os.strerror(28))  # ENOSPC, as the next write would say
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))  # as a next write would
             except OSError:
                 with contextlib.suppress(OSError):
                     os.ftruncate(self._log, self._logged)
@@ -165,9 +166,11 @@ def _writing(folder: Path, name: str) -> Iterator[None]:
     except RecordsNotWritten:
         raise
     except OSError as exc:
+        full = exc.errno in (errno.ENOSPC, errno.EDQUOT)
+        advice = "free some space there or give" if full else "give"
         failure = RecordsNotWritten(
-            f"cannot write the run's {name} in {folder}: {exc.strerror or exc}; free some "
-            "space there or give the run another folder (--out)"
+            f"cannot write the run's {name} in {folder}: {exc.strerror or exc}; {advice} the "
+            "run another folder (--out)"
         )
         failure.errno = exc.errno
         raise failure from exc
