@@ -9,8 +9,8 @@ the run launched leaves no profile folder behind.
 Each run is the CLI in this process (``run_cli``) given a goal and the fake OpenAI server,
 whose script clicks "Save" at step 1 (a step written) and brings the fault at step 2. Runs
 whose fault leaves the browser as it was (the model's faults, the full disk) share the
-session browser through ``--cdp-url``; those that hang, crash or kill it, and one model fault
-to show the same path, launch their own Chromium, as the command does, so that its profile
+session browser through ``--cdp-url`` (the command closes its tab: checked); those that
+hang, crash or kill it launch their own Chromium, as the command does, so that its profile
 folder (``tempfile.mkdtemp``, pointed here at the test's own folder) can be seen made and
 then removed. A stall is ``Hang`` longer than ``--model-timeout 1``, a hung renderer longer
 than ``--timeout 3``: the test waits seconds, not the minute the issue names.
@@ -181,7 +181,8 @@ def _one_line(done: Done, *needles: str) -> None:
 
 
 # A 500 asking for no wait (Retry-After: 0): retried twice at once, so the test waits for no
-# backoff; a refused connection and a dropped one are retried after 0.5 s and 1 s.
+# backoff; a refused connection and a dropped one are retried after 0.5 s and 1 s (the
+# model layer's own backoff, which the CLI cannot shorten).
 NOW_500 = Failure(status=500, message="the server had an error", headers={"retry-after": "0"})
 
 SHARED: dict[str, tuple[list[Any], bool, tuple[str, ...]]] = {
@@ -200,6 +201,11 @@ SHARED: dict[str, tuple[list[Any], bool, tuple[str, ...]]] = {
         [SAVE, Hang(seconds=None)],
         False,
         ("did not answer within 1 s; raise the model timeout",),
+    ),
+    "the model server drops the connection": (
+        [SAVE, Drop(), Drop(), Drop()],
+        False,
+        ("no model server answers at", "Server disconnected without sending a response"),
     ),
 }
 
@@ -228,21 +234,18 @@ def test_a_model_fault_ends_the_run_with_exit_1_and_its_records_whole(
     assert len(browser._browser._context.pages) == tabs  # the run's tab is closed
 
 
-OWN: dict[str, tuple[Callable[[Path], list[Any]], tuple[str, ...]]] = {
-    "the model server drops the connection": (
-        lambda profiles: [SAVE, Drop(), Drop(), Drop()],
-        ("no model server answers at", "Server disconnected without sending a response"),
-    ),
+# case: (step 2's reply, made from where the browser keeps its profile; stderr holds)
+OWN: dict[str, tuple[Callable[[Path], Callable[[dict[str, Any]], Reply]], tuple[str, ...]]] = {
     "a page hangs its renderer": (
-        lambda profiles: [SAVE, _click("Recalculate totals"), SAVE],
+        lambda profiles: _click("Recalculate totals"),
         ("/faults.html did not answer within", "a script may be keeping it busy"),
     ),
     "the renderer crashes": (
-        lambda profiles: [SAVE, _then(lambda: _kill_renderers(profiles)), SAVE],
+        lambda profiles: _then(lambda: _kill_renderers(profiles)),
         ("the renderer of http://127.0.0.1:", "/faults.html crashed; open a new page"),
     ),
     "the browser process is killed": (
-        lambda profiles: [SAVE, _then(lambda: _kill_browser(profiles)), SAVE],
+        lambda profiles: _then(lambda: _kill_browser(profiles)),
         ("the browser went away (its process ended",),
     ),
 }
@@ -256,7 +259,7 @@ def test_a_fault_in_a_launched_browser_ends_the_run_and_leaves_no_profile(
     profiles: Path,
     tmp_path: Path,
 ) -> None:
-    script, said = OWN[case]
+    fault, said = OWN[case]
     made: list[str] = []
 
     def seen(body: dict[str, Any]) -> Reply:
@@ -264,7 +267,7 @@ def test_a_fault_in_a_launched_browser_ends_the_run_and_leaves_no_profile(
         return SAVE(body)
 
     out = tmp_path / "run"
-    with FakeOpenAI([seen, *script(profiles)[1:]]) as fake:
+    with FakeOpenAI([seen, fault(profiles), SAVE]) as fake:
         done = _run(monkeypatch, server.url("faults.html"), out, fake.base_url)
     _one_line(done, *said)
     records = _assert_whole(out, 1)
@@ -389,7 +392,9 @@ def test_a_run_whose_out_fills_up_exits_1_and_keeps_what_it_wrote(
         )
         records = _assert_whole(out, 1)
         assert records[0]["calls"][0]["tool"] == "click"
-        assert not (out / "step-02.png").exists()
+        # The screenshot the disk had no room for, and the report written after the fault,
+        # are absent rather than cut short.
+        assert not (out / "step-02.png").exists() and not (out / "report.html").exists()
     finally:
         for filler in filled:
             filler.unlink()
