@@ -374,7 +374,8 @@ def test_a_run_whose_out_fills_up_exits_1_and_keeps_what_it_wrote(
 ) -> None:
     out = disk / "run"
     filled: list[Path] = []
-    script = [SAVE, _then(lambda: filled.append(_fill(disk))), SAVE]
+    # One page left: room for steps.txt, none for a screenshot or the report.
+    script = [SAVE, _then(lambda: filled.append(_fill(disk, leave=4096))), SAVE]
     try:
         with FakeOpenAI(script) as fake:
             done = _run(
@@ -392,6 +393,7 @@ def test_a_run_whose_out_fills_up_exits_1_and_keeps_what_it_wrote(
         )
         records = _assert_whole(out, 1)
         assert records[0]["calls"][0]["tool"] == "click"
+        assert (out / "steps.txt").read_text(encoding="utf-8").startswith("#")
         # The screenshot the disk had no room for, and the report written after the fault,
         # are absent rather than cut short.
         assert not (out / "step-02.png").exists() and not (out / "report.html").exists()
