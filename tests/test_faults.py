@@ -12,8 +12,11 @@ whose fault leaves the browser as it was (the model's faults, the full disk) sha
 session browser through ``--cdp-url`` (the command closes its tab: checked); those that
 hang, crash or kill it launch their own Chromium, as the command does, so that its profile
 folder (``tempfile.mkdtemp``, pointed here at the test's own folder) can be seen made and
-then removed. A stall is ``Hang`` longer than ``--model-timeout 1``, a hung renderer longer
-than ``--timeout 3``: the test waits seconds, not the minute the issue names.
+then removed. A stall is a ``Hang`` longer than ``--model-timeout 1``: the test waits a
+second, not the minute the issue names. A renderer hung by the click's own task is caught by
+that click's look at the page after it, within the tools' action timeout (10 s; the run's
+``--timeout`` bounds the page's load and each observation). The refused connection fails
+the first model call, so that run has no step to keep; the others keep step 1.
 """
 
 from __future__ import annotations
