@@ -332,8 +332,8 @@ class AsyncBrowser:
         if self.closing:
             return BrowserClosed("this browser is closed; launch or connect a new one")
         # A Chromium of ours killed: its tabs' "close" can reach us before the browser's
-        # "disconnected" does, but its process is reaped at once, so ask it first.
-        ended = self._process is not None and self._process.process.returncode is not None
+        # "disconnected" does, but its process has ended by then, so ask it first.
+        ended = self._process is not None and self._process.ended()
         if self._disconnected or ended:
             return PageCrashed(
                 "the browser went away (its process ended or the DevTools connection "

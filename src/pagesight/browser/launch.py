@@ -68,6 +68,17 @@ class ChromiumProcess:
         host_port = self.ws_url.split("/")[2]
         return f"http://{host_port}"
 
+    def ended(self) -> bool:
+        """Whether the process has exited, also before asyncio has reaped it: a Chromium killed
+        from outside is a zombie (Linux's /proc says so) a moment before ``returncode`` is set."""
+        if self.process.returncode is not None:
+            return True
+        try:
+            stat = Path(f"/proc/{self.process.pid}/stat").read_text(encoding="ascii")
+        except OSError:  # out of /proc: reaped already — unless there is no /proc at all
+            return Path("/proc/self/stat").exists()
+        return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
     def kill_now(self) -> None:
         """Last resort at interpreter exit: a Browser never closed must not outlive Python."""
         if self.process.returncode is None:
