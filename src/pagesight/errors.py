@@ -22,6 +22,7 @@
         ├── PageCrashed            the page's renderer crashed or the tab was closed
         ├── PageUnresponsive       the page did not answer in time (a script keeps it busy)
         ├── ProtocolError          a DevTools/Playwright failure we could not classify
+        ├── RecordsNotWritten      a run's records could not be written (a full disk, say)
         ├── OcrFailed              tesseract ran but failed (a bad image, a crash, a time-out)
         └── ModelError             a model's server refused, failed, timed out or answered garbage
             ├── VisionModelError   a vision-language model did not answer usably
@@ -191,6 +192,12 @@ class PageUnresponsive(RuntimeFailure):
 
 class ProtocolError(RuntimeFailure):
     """A DevTools Protocol or Playwright call failed for a reason pagesight cannot classify."""
+
+
+class RecordsNotWritten(RuntimeFailure, OSError):
+    """A run's records could not be written to its folder (the disk is full, the folder
+    went). Also an :class:`OSError`, carrying the ``errno`` of the write that failed; what
+    was written before it stays whole."""
 
 
 class OcrNotFound(SetupError):

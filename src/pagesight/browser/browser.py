@@ -349,7 +349,10 @@ class AsyncBrowser:
         closed by the caller, or its Chromium gone from under us."""
         if self.closing:
             return BrowserClosed("this browser is closed; launch or connect a new one")
-        if self._disconnected:
+        # A Chromium of ours killed: its tabs' "close" can reach us before the browser's
+        # "disconnected" does, but its process has ended by then, so ask it first.
+        ended = self._process is not None and self._process.ended()
+        if self._disconnected or ended:
             return PageCrashed(
                 "the browser went away (its process ended or the DevTools connection "
                 "dropped); launch or connect a new one"
