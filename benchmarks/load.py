@@ -16,9 +16,10 @@ page and back (a new document each way). Checked as it goes, for every tab:
 * errors: anything else raised, or an Effect that does not say what the page did, is an error:
   the target is zero.
 
-Memory: the resident set (RSS) of this Python process and the summed RSS (and PSS, which
-counts shared pages once) of the Chromium process tree, read from /proc after a warm-up and at
-the end; target: no growth above 20 % after warm-up.
+Memory: the resident set (RSS) of this Python process, of Playwright's driver (a node process)
+and the summed RSS (and PSS, which counts shared pages once) of the Chromium process tree, read
+from /proc after a warm-up, three times on the way and at the end; target: no growth above
+20 % after warm-up.
 
 A measurement: it prints figures against the targets and exits 0 whatever they say.
 """
@@ -240,6 +241,7 @@ class TabLoop:
 @dataclass(frozen=True, kw_only=True)
 class Memory:
     python_rss: int
+    driver_rss: int  # Playwright's driver, a node process
     chromium_rss: int
     chromium_pss: int
     chromium_processes: int
@@ -270,15 +272,23 @@ def _children() -> dict[int, list[int]]:
 
 
 def memory() -> Memory:
-    """This process's RSS and the Chromium tree's (every descendant of this process)."""
+    """This process's RSS, its Playwright driver's and the Chromium tree's (every other
+    descendant of this process)."""
     tree = _children()
-    todo, chromium = list(tree[os.getpid()]), []
+    todo = list(tree[os.getpid()])
+    driver: list[int] = []
+    chromium: list[int] = []
     while todo:
         pid = todo.pop()
-        chromium.append(pid)
+        try:
+            comm = Path(f"/proc/{pid}/comm").read_text(encoding="utf-8")
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        (driver if comm.startswith("node") else chromium).append(pid)
         todo.extend(tree.get(pid, ()))
     return Memory(
         python_rss=_kib("/proc/self/status", "VmRSS:"),
+        driver_rss=sum(_kib(f"/proc/{p}/status", "VmRSS:") for p in driver),
         chromium_rss=sum(_kib(f"/proc/{p}/status", "VmRSS:") for p in chromium),
         chromium_pss=sum(_kib(f"/proc/{p}/smaps_rollup", "Pss:") for p in chromium),
         chromium_processes=len(chromium),
@@ -352,6 +362,7 @@ def print_report(
     print("  memory (MB) at   " + "".join(f"{t:>8.0f}s" for t, _m in samples) + "   growth")
     rows = [
         ("python RSS", [m.python_rss for _t, m in samples]),
+        ("driver RSS (node)", [m.driver_rss for _t, m in samples]),
         (f"chromium RSS ({end.chromium_processes}p)", [m.chromium_rss for _t, m in samples]),
         ("chromium PSS", [m.chromium_pss for _t, m in samples]),
     ]
