@@ -18,7 +18,7 @@ page and back (a new document each way). Checked as it goes, for every tab:
 
 Memory: the resident set (RSS) of this Python process, of Playwright's driver (a node process)
 and the summed RSS (and PSS, which counts shared pages once) of the Chromium process tree, read
-from /proc after a warm-up, three times on the way and at the end; target: no growth above
+from /proc after a warm-up, four times on the way and at the end; target: no growth above
 20 % after warm-up.
 
 A measurement: it prints figures against the targets and exits 0 whatever they say.
