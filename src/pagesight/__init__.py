@@ -37,6 +37,7 @@ from pagesight.errors import (
     UnsupportedURL,
     VisionModelError,
 )
+from pagesight.guard.confirm import Risk, RiskRules
 from pagesight.observe.find import Match
 from pagesight.observe.observation import Changes, Element, Observation
 from pagesight.planners.steps import StepsPlanner
@@ -79,6 +80,8 @@ __all__ = [
     "PageUnresponsive",
     "PagesightError",
     "ProtocolError",
+    "Risk",
+    "RiskRules",
     "RunResult",
     "RuntimeFailure",
     "SecretNotAllowedHere",

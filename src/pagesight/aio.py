@@ -8,6 +8,7 @@ from pagesight.agent.loop import AsyncAgent
 from pagesight.agent.state import RunResult
 from pagesight.browser.browser import AsyncBrowser
 from pagesight.browser.page import AsyncPage
+from pagesight.guard.confirm import Risk, RiskRules
 from pagesight.observe.find import Match
 from pagesight.observe.observation import Changes, Element, Observation
 
@@ -28,6 +29,8 @@ __all__ = [
     "Match",
     "NewTab",
     "Observation",
+    "Risk",
+    "RiskRules",
     "RunResult",
     "StepResult",
     "Stop",

@@ -25,6 +25,7 @@ if TYPE_CHECKING:  # the browser is imported only once the arguments are checked
     from pagesight.agent.planner import Planner
     from pagesight.agent.state import StepRecord
     from pagesight.agent.textlayer import TextLayerResult
+    from pagesight.guard.confirm import Mode, Risk, RiskRules
 
 DECISIONS = "decisions"
 """``--model decisions:MODEL``: the Decisions API's probability planner."""
@@ -145,6 +146,7 @@ def add_run_options(
         metavar="NAME=VALUE",
         help=SECRET_HELP + " (a script's {{NAME}} may also come from the variable NAME)",
     )
+    add_confirm_options(run)
     run.add_argument("--cdp-url", default=None, help="attach to a running Chromium instead")
     run.add_argument(
         "--allowed-origins",
@@ -173,6 +175,49 @@ def add_run_options(
         metavar="SECONDS",
         help="how long the page may take to load and to answer each look at it (default 30)",
     )
+
+
+def add_confirm_options(command: argparse.ArgumentParser) -> None:
+    """``--confirm`` and ``--confirm-rules`` (``run`` and ``mcp``)."""
+    from pagesight.guard.confirm import MODES
+
+    command.add_argument(
+        "--confirm",
+        choices=MODES,
+        default="risky",
+        help="which actions need a person's yes first: risky (default: deleting, paying, "
+        "sending, ordering, submitting a password or card, accepting a confirm() dialog), "
+        "all, or never",
+    )
+    command.add_argument(
+        "--confirm-rules",
+        metavar="FILE",
+        default=None,
+        help='a JSON file of words to add to the risk rules: {"control_words": ["archive"], '
+        '"field_words": ["routing number"]}',
+    )
+
+
+def confirm_rules(path: str | None) -> RiskRules:
+    from pagesight.guard.confirm import RiskRules
+
+    return RiskRules() if path is None else RiskRules.load(path)
+
+
+def terminal_confirmer() -> Callable[[Risk], bool] | None:
+    """Asks on the terminal when there is a person at it (stdin a TTY); ``None`` otherwise
+    (a pipe, a CI job), so that a risky step ends the run with ``needs_person``."""
+    if not sys.stdin.isatty():
+        return None
+
+    def ask(risk: Risk) -> bool:
+        try:
+            answer = input(f"{risk.question()} [y/N] ")
+        except EOFError:  # the terminal went: no one said yes
+            return False
+        return answer.strip().lower() in ("y", "yes")
+
+    return ask
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -208,6 +253,7 @@ def run(args: argparse.Namespace) -> int:
         )
     check_out(args.out)
     origins = _origin_options(args)
+    rules = confirm_rules(args.confirm_rules)
     if args.steps is not None:
         check_not_replaying_into_itself(args.steps, args.out)
     given = checked_secrets(args.secret)
@@ -241,6 +287,8 @@ def run(args: argparse.Namespace) -> int:
         text_layer=text_layer,
         timeout=args.timeout,
         origins=origins,
+        confirm=args.confirm,
+        rules=rules,
     )
     return 0 if result.reached else 3
 
@@ -381,9 +429,12 @@ def run_agent(
     text_layer: TextLayerResult | None = None,
     timeout: float = 30.0,
     origins: Mapping[str, Any] | None = None,
+    confirm: Mode = "risky",
+    rules: RiskRules | None = None,
 ) -> RunResult:
     """Run ``planner`` from ``url`` with a line on the terminal per step, then the summary
-    and where the report is (``pagesight run`` with steps or a goal, and the demo)."""
+    and where the report is (``pagesight run`` with steps or a goal, and the demo). A step
+    ``confirm`` says needs a person is asked about on the terminal when one is at it."""
     from pagesight import Agent, Browser
     from pagesight.browser.viewport import DEFAULT_VIEWPORT
 
@@ -404,6 +455,9 @@ def run_agent(
             secrets=secrets,
             on_step=show,
             timeout=timeout,
+            confirm=confirm,
+            confirm_rules=rules,
+            confirmer=terminal_confirmer() if confirm != "never" else None,
         )
         try:
             result = agent.run(url, goal, text_layer=text_layer)

@@ -24,7 +24,8 @@ from pagesight.agent.state import RunResult, StepRecord
 from pagesight.browser.browser import AsyncBrowser
 from pagesight.browser.navigation import WaitUntil
 from pagesight.browser.page import AsyncPage
-from pagesight.errors import BrowserClosed, RuntimeFailure
+from pagesight.errors import BrowserClosed, InvalidOption, RuntimeFailure
+from pagesight.guard.confirm import Mode, Risk, RiskRules
 from pagesight.guard.origins import OriginPolicy
 from pagesight.observe.find import Match
 from pagesight.observe.ids import ElementLocation
@@ -483,7 +484,8 @@ class Browser:
 class Agent:
     """Runs a planner on a page until its goal is reached (sync). See
     :class:`pagesight.aio.AsyncAgent`; the planner's ``decide`` is async in both, and it and
-    ``on_step`` run on pagesight's own event loop thread."""
+    ``on_step`` run on pagesight's own event loop thread; ``confirmer`` is a plain function
+    ``(Risk) -> bool`` here, run in a thread of its own (it may wait for a person)."""
 
     def __init__(
         self,
@@ -497,9 +499,21 @@ class Agent:
         secrets: Mapping[str, str] | None = None,
         on_step: Callable[[StepRecord], object] | None = None,
         timeout: float = 30.0,
+        confirm: Mode = "never",
+        confirm_rules: RiskRules | None = None,
+        confirmer: Callable[[Risk], bool] | None = None,
     ) -> None:
         self._browser = browser
         self._loop = browser._loop
+        ask = None
+        if confirmer is not None:
+            if not callable(confirmer):
+                raise InvalidOption("confirmer", f"expected a function, not {confirmer!r}")
+            asking = confirmer
+
+            async def ask(risk: Risk) -> bool:
+                return bool(await asyncio.to_thread(asking, risk))
+
         self._agent = AsyncAgent(
             browser._browser,
             planner,
@@ -510,6 +524,9 @@ class Agent:
             secrets=secrets,
             on_step=on_step,
             timeout=timeout,
+            confirm=confirm,
+            confirm_rules=confirm_rules,
+            confirmer=ask,
         )
 
     @property

@@ -127,6 +127,9 @@ class Stop(_Common):
 
     reason: PlannerStop = "planner_stopped"
     message: str = ""
+    proposed: Action | None = None
+    """With ``needs_person``: the step the planner would take if a person allows it (the
+    decisions planner's risk stop); the agent asks its confirmer, and takes it on a yes."""
 
     def __post_init__(self) -> None:
         # A run's stop reason is typed: a Stop(reason="done") would pass for a goal reached

@@ -6,6 +6,10 @@ Stop rules, each with its typed reason (:data:`~pagesight.agent.state.StopReason
 * the planner answers :class:`Done` (or calls the ``done`` tool) — ``done``;
 * the planner answers :class:`Stop` — its reason (``planner_stopped``, ``needs_person``,
   ``uncertain``, …);
+* an action the confirm rules say needs a person (:mod:`pagesight.guard.confirm`), with no
+  ``confirmer`` to ask or one that said no — ``needs_person``; the planner's own
+  ``needs_person`` stop with a step it proposes goes to the confirmer too, and on a yes that
+  step is taken;
 * three steps in a row fail with the same kind of error — ``repeated_errors``;
 * a model planner's context outgrows its token budget (``ContextOverflow``) —
   ``context_overflow``;
@@ -45,6 +49,7 @@ from pagesight.agent.state import (
 )
 from pagesight.agent.tool import ToolResult
 from pagesight.errors import ContextOverflow, InvalidOption
+from pagesight.guard.confirm import Asker, ConfirmPolicy, Mode, Risk, RiskRules, check_mode
 from pagesight.observe import passes
 from pagesight.observe.observation import Element, Observation
 from pagesight.runs.record import FINAL_SHOT, RunRecorder, default_folder
@@ -57,6 +62,8 @@ if TYPE_CHECKING:
 
 REPEATED_ERRORS = 3
 """Steps in a row failing with the same kind of error that stop a run."""
+_PERSON = frozenset({"needs_person", "declined_by_person"})
+"""Tool errors that mean a person must decide: the run stops with ``needs_person``."""
 
 
 class AsyncAgent:
@@ -70,7 +77,13 @@ class AsyncAgent:
     (default ``runs/<UTC timestamp>/``; a folder used before is cleared first);
     ``on_step``: called with each StepRecord once it is written (live progress);
     ``timeout``: seconds the page may take to load, and to answer each observation (a page
-    whose script never yields fails the run with PageUnresponsive after it).
+    whose script never yields fails the run with PageUnresponsive after it);
+    ``confirm``: which actions need a person first — ``"risky"`` (what ``confirm_rules``
+    names: deleting, paying, sending, submitting a password or card, accepting a
+    ``confirm()``), ``"all"``, or ``"never"`` (the default here: a program using the library
+    decides for itself; ``pagesight run`` and ``pagesight mcp`` default to ``"risky"``);
+    ``confirmer``: ``async (Risk) -> bool`` asking a person; without one, such a step ends
+    the run with ``needs_person`` and is not taken.
     """
 
     def __init__(
@@ -85,6 +98,9 @@ class AsyncAgent:
         secrets: Mapping[str, str] | None = None,
         on_step: Callable[[StepRecord], object] | None = None,
         timeout: float = 30.0,
+        confirm: Mode = "never",
+        confirm_rules: RiskRules | None = None,
+        confirmer: Asker | None = None,
     ) -> None:
         if isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 1:
             raise InvalidOption("max_steps", f"max_steps must be a positive int, not {max_steps!r}")
@@ -103,6 +119,9 @@ class AsyncAgent:
         self._secrets = Secrets(secrets)
         self._on_step = on_step
         self._timeout = float(timeout)
+        self._confirm = ConfirmPolicy(
+            mode=check_mode(confirm), rules=confirm_rules or RiskRules(), ask=confirmer
+        )
         self._page: AsyncPage | None = None
 
     @property
@@ -165,6 +184,7 @@ class AsyncAgent:
             registry=self._registry,
             secrets=self._secrets,
             skills=self._skills,
+            confirm=self._confirm,
         )
         # What the planner needs each observation to hold (the steps planner: selectors, to
         # match its hints and write them into steps.txt).
@@ -196,13 +216,18 @@ class AsyncAgent:
             decide_s = time.monotonic() - clock
             if not isinstance(decision, Action | Batch | Done | Stop):
                 raise TypeError(f"{self._planner!r}.decide returned {decision!r}, not a Decision")
+            decision, allowed = await self._ask_about(decision)
             drawing = await self._screenshot(session, recorder, number, obs, decision)
             clock = time.monotonic()
             try:
+                if allowed:  # a person allowed this very step: it is not asked about again
+                    session.confirm = replace(self._confirm, mode="never")
                 calls, results = await self._act(session, decision)
             except BaseException:
                 await asyncio.gather(drawing, return_exceptions=True)  # no step to show it in
                 raise
+            finally:
+                session.confirm = self._confirm
             act_s = time.monotonic() - clock
             shot, png = await drawing
             unchanged = png if not calls and not _refs(decision) else None
@@ -230,6 +255,10 @@ class AsyncAgent:
                 break
             if isinstance(decision, Stop):
                 stop = (decision.reason, decision.message)
+                break
+            person = next((r.error for r in results if r.error and r.error.reason in _PERSON), None)
+            if person is not None:  # a risky step, refused with no one to ask, or declined
+                stop = ("needs_person", person.message)
                 break
             error = step.error
             kind, count = streak
@@ -299,6 +328,21 @@ class AsyncAgent:
             legend=self._secrets.mask(obs.text("legend")) if obs.mode == "vision" else None,
             shoot=shoot,
         )
+
+    async def _ask_about(self, decision: Decision) -> tuple[Decision, bool]:
+        """The planner's own risk stop (a ``needs_person`` Stop proposing a step) put to the
+        confirmer, as a risky action is: on a yes, the proposed step, to be taken without
+        asking again; else the Stop, saying why."""
+        proposed = decision.proposed if isinstance(decision, Stop) else None
+        if proposed is None or self._confirm.ask is None or self._confirm.mode == "never":
+            return decision, False
+        assert isinstance(decision, Stop)
+        what = proposed.label or f"{proposed.tool} {proposed.arguments}"
+        risk = Risk(rule="planner_risk", action=self._secrets.mask(what), why=decision.message)
+        refused = await self._confirm.decide(risk)
+        if refused is None:
+            return proposed, True
+        return replace(decision, message=refused.message), False
 
     async def _act(
         self, session: Session, decision: Decision

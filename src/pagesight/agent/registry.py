@@ -36,6 +36,7 @@ from pagesight.errors import ActionError, InputError, InvalidOption
 if TYPE_CHECKING:
     from pagesight.act.effect import Effect
     from pagesight.agent.session import Session
+    from pagesight.guard.confirm import Refusal
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -129,6 +130,9 @@ class ToolRegistry:
             checked = tool.check(arguments)
         except pydantic.ValidationError as exc:
             return ToolResult.failure("invalid_arguments", validation_message(name, exc))
+        refused = await session.confirm.gate_call(name, checked)  # a person first, if risky
+        if refused is not None:
+            return _refusal(refused, session)
         try:
             out = await tool.function(session, **checked)
         except InputError as exc:
@@ -137,6 +141,10 @@ class ToolRegistry:
             return ToolResult(text=out)
         if not isinstance(out, PageStep | ToolResult):
             raise TypeError(f"tool {name!r} returned {type(out).__name__}, not a ToolResult")
+        if isinstance(out, PageStep):  # before it runs, alone or in a batch
+            refused = await session.confirm.gate_step(session, out.ref, out.action, out.args)
+            if refused is not None:
+                return _refusal(refused, session)
         return out
 
     async def call(self, name: str, arguments: Mapping[str, Any], session: Session) -> ToolResult:
@@ -210,6 +218,10 @@ def masked(result: ToolResult, session: Session) -> ToolResult:
     """``result`` with every secret value in its text and value written ``{{NAME}}``."""
     secrets = session.secrets
     return replace(result, text=secrets.mask(result.text), value=secrets.mask(result.value))
+
+
+def _refusal(refused: Refusal, session: Session) -> ToolResult:
+    return ToolResult.failure(refused.reason, session.secrets.mask(refused.message))
 
 
 def _failure(exc: InputError, session: Session) -> ToolResult:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from pagesight.agent.secrets import Secrets
 from pagesight.agent.skills import Skills
+from pagesight.guard.confirm import ConfirmPolicy
 from pagesight.observe.observation import Observation
 
 if TYPE_CHECKING:
@@ -24,7 +25,9 @@ class Session:
     ``filename`` is saved in (``None``: the session saves no files; the MCP server gives its
     ``--output-dir``); ``upload_dir`` the one folder files may be uploaded from (``None``: any
     file the process can read, as the agent's own run does; the MCP server gives its
-    ``--upload-dir``, by default the output dir, so a model cannot send the machine's files)."""
+    ``--upload-dir``, by default the output dir, so a model cannot send the machine's files);
+    ``confirm`` which actions need a person first and how one is asked (by default none:
+    see :mod:`pagesight.guard.confirm`)."""
 
     def __init__(
         self,
@@ -36,6 +39,7 @@ class Session:
         skills: Skills | None = None,
         output_dir: Path | None = None,
         upload_dir: Path | None = None,
+        confirm: ConfirmPolicy | None = None,
     ) -> None:
         self.browser = browser
         self.page = page
@@ -44,4 +48,5 @@ class Session:
         self.skills = skills or Skills.load()
         self.output_dir = output_dir
         self.upload_dir = upload_dir
+        self.confirm = confirm or ConfirmPolicy()
         self.latest: Observation | None = None

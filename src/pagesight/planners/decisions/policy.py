@@ -103,6 +103,9 @@ def decide(answers: Answers, situation: Situation, cutoffs: Cutoffs | None = Non
     if risky >= cut.risk:
         target = answers.next_action.top()
         what = _words(situation, target[0]) if target else "the next step"
+        # The step the rules below would take: the agent asks a person about it (confirm),
+        # and takes it if they say go on.
+        proposed = _after_risk(answers, situation, cut)
         return Stop(
             reason="needs_person",
             message=(
@@ -110,7 +113,13 @@ def decide(answers: Answers, situation: Situation, cutoffs: Cutoffs | None = Non
                 f"{risky:.2f} ≥ {cut.risk:g}; a person should decide"
             ),
             label="stop for a person",
+            proposed=proposed if isinstance(proposed, Action) else None,
         )
+    return _after_risk(answers, situation, cut)
+
+
+def _after_risk(answers: Answers, situation: Situation, cut: Cutoffs) -> Decision:
+    """Rules 3 to 6."""
     if answers.blocked.p >= cut.blocked:
         dismiss = answers.dismiss.top(exclude=frozenset({NONE}) | situation.clicked)
         if dismiss is not None and dismiss[1] >= cut.dismiss:

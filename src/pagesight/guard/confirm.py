@@ -1,0 +1,448 @@
+"""A person before risky actions: the risk rules (data a user can extend) and the gate.
+
+The tool registry asks :meth:`ConfirmPolicy.gate` before a page step runs (and before a tool
+call such as ``handle_dialog`` accepting a confirm), so the agent, the CLI and the MCP
+server all pass through the same check. What it decides:
+
+* ``mode="never"``: nothing is asked;
+* ``mode="all"``: every page action, and accepting a dialog, needs a person;
+* ``mode="risky"`` (the default for ``pagesight run`` and ``pagesight mcp``): an action one of
+  the :class:`RiskRules` names needs one —
+
+  - ``risky_control``: a click on a control whose name holds one of ``control_words``
+    (delete, remove, pay, purchase, order, transfer, send, … and 删除, 支付, 购买, 转账, …);
+  - ``sensitive_submit``: a submit — a click on the page's own submit button (a
+    ``type=submit``, or a ``<button>`` without a type, in a form), Enter in a field (``input``
+    with ``submit``, ``press_key`` Enter) — of a form holding a password field or a payment
+    field (one whose name, id, label, placeholder or ``autocomplete`` holds one of
+    ``field_words``: card number, cvc, iban, ``cc-number``, 卡号, …);
+  - ``confirm_dialog``: answering a ``confirm()`` dialog with OK — ``handle_dialog`` with
+    ``accept=true``, or any action of a tab whose :class:`~pagesight.act.events.DialogPolicy`
+    accepts confirms.
+
+A person is asked through ``ask`` (the CLI's terminal, an MCP client's elicitation, a
+program's callback); without one, the step is refused with ``needs_person`` and nothing is
+done. The rules are data: ``RiskRules().extended(control_words=("archive",))``, or
+``RiskRules.load("rules.json")`` (``pagesight run --confirm-rules FILE``) with the words to
+add: ``{"control_words": ["archive", "归档"], "field_words": ["routing number"]}``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import weakref
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+from pagesight.errors import InvalidOption, PagesightError
+
+if TYPE_CHECKING:
+    from pagesight.act.resolve import Resolver
+    from pagesight.agent.session import Session
+    from pagesight.browser.page import AsyncPage
+
+Mode = Literal["risky", "all", "never"]
+MODES: tuple[str, ...] = get_args(Mode)
+Rule = Literal[
+    "risky_control", "sensitive_submit", "confirm_dialog", "every_action", "planner_risk"
+]
+"""Which rule asked: the three risky ones, ``every_action`` (``all``), or the planner's own
+risk stop (``planner_risk``: the decisions planner's)."""
+
+CONTROL_WORDS: tuple[str, ...] = (
+    "delete",
+    "remove",
+    "erase",
+    "destroy",
+    "pay",
+    "pay now",
+    "payment",
+    "purchase",
+    "buy",
+    "order",
+    "checkout",
+    "check out",
+    "transfer",
+    "send",
+    "withdraw",
+    "unsubscribe",
+    "close account",
+    "删除",
+    "移除",
+    "清空",
+    "支付",
+    "付款",
+    "购买",
+    "下单",
+    "结算",
+    "转账",
+    "汇款",
+    "发送",
+    "注销",
+)
+"""Words in a control's name that make a click on it risky (English as whole words, any
+case; Chinese anywhere in the name)."""
+
+FIELD_WORDS: tuple[str, ...] = (
+    "card number",
+    "cardnumber",
+    "card-number",
+    "card_number",
+    "credit card",
+    "cc-number",
+    "cc-csc",
+    "cc-exp",
+    "cvc",
+    "cvv",
+    "csc",
+    "security code",
+    "iban",
+    "account number",
+    "卡号",
+    "信用卡",
+    "银行卡",
+    "安全码",
+    "支付密码",
+)
+"""Words in a field's name, id, label, placeholder or ``autocomplete`` that make it a
+payment field (a password field is one by its type)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class RiskRules:
+    """Which actions need a person in ``risky`` mode. Extend with :meth:`extended` or
+    :meth:`load`; each word list may be replaced outright too."""
+
+    control_words: tuple[str, ...] = CONTROL_WORDS
+    field_words: tuple[str, ...] = FIELD_WORDS
+    confirm_dialogs: bool = True
+    """Answering a ``confirm()`` dialog with OK needs a person."""
+
+    def __post_init__(self) -> None:
+        for name in ("control_words", "field_words"):
+            words = getattr(self, name)
+            if not isinstance(words, tuple) or not all(
+                isinstance(w, str) and w.strip() for w in words
+            ):
+                raise InvalidOption(name, f"{name} must be a tuple of words, not {words!r}")
+
+    def extended(
+        self, *, control_words: tuple[str, ...] = (), field_words: tuple[str, ...] = ()
+    ) -> RiskRules:
+        """These rules with more words (a site's own "Archive", "Wire")."""
+        return replace(
+            self,
+            control_words=(*self.control_words, *control_words),
+            field_words=(*self.field_words, *field_words),
+        )
+
+    @classmethod
+    def load(cls, path: str | Path) -> RiskRules:
+        """The default rules extended by a JSON file: ``{"control_words": [...],
+        "field_words": [...], "confirm_dialogs": true}`` (each key optional)."""
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise InvalidOption(
+                "confirm_rules", f"cannot read the risk rules in {path}: {exc}"
+            ) from exc
+        known = {"control_words", "field_words", "confirm_dialogs"}
+        if not isinstance(data, dict) or not set(data) <= known:
+            raise InvalidOption(
+                "confirm_rules",
+                f"{path} must hold a JSON object with the keys {sorted(known)}, not {data!r}",
+            )
+        lists = {}
+        for key in ("control_words", "field_words"):
+            words = data.get(key, [])
+            if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
+                raise InvalidOption("confirm_rules", f"{path}: {key} must be a list of strings")
+            lists[key] = tuple(words)
+        rules = cls().extended(**lists)
+        dialogs = data.get("confirm_dialogs", True)
+        if not isinstance(dialogs, bool):
+            raise InvalidOption("confirm_rules", f"{path}: confirm_dialogs must be true or false")
+        return replace(rules, confirm_dialogs=dialogs)
+
+    def control_word(self, names: tuple[str, ...]) -> str | None:
+        """The first of ``control_words`` any of ``names`` holds."""
+        return _first_word(self.control_words, names)
+
+    def field_word(self, words: tuple[str, ...]) -> str | None:
+        return _first_word(self.field_words, words)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Field:
+    """A form field as the rules see it: its ``type`` and the words that name it (name, id,
+    label, placeholder, ``autocomplete``)."""
+
+    type: str = "text"
+    words: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, kw_only=True)
+class Target:
+    """What the rules know of the element an action is aimed at, read from the live page."""
+
+    description: str
+    """The element as the outline shows it (``button "Delete account"``)."""
+    names: tuple[str, ...] = ()
+    """Its name, shown text, value, title: what a person reads on it."""
+    submits: bool = False
+    """It is its form's own submit button."""
+    field: Field | None = None
+    """It is itself a field (Enter in it submits its form)."""
+    form_fields: tuple[Field, ...] = ()
+    """The fields of the form it belongs to (none outside a form)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Risk:
+    """An action the rules say a person must allow: which ``rule``, the ``action`` in words
+    and ``why``."""
+
+    rule: Rule
+    action: str
+    why: str
+
+    def question(self) -> str:
+        return f"pagesight is about to {self.action}: {self.why}. Go ahead?"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Refusal:
+    """A step the gate did not let run: ``needs_person`` (no one to ask) or
+    ``declined_by_person``."""
+
+    reason: Literal["needs_person", "declined_by_person"]
+    message: str
+    risk: Risk
+
+
+Asker = Callable[[Risk], Awaitable[bool]]
+"""Asks a person whether a risky action may go ahead: True to allow it."""
+
+_SUBMIT_KEYS = frozenset({"enter", "numpadenter"})
+
+
+def assess_step(
+    rules: RiskRules,
+    mode: Mode,
+    action: str,
+    args: Mapping[str, Any],
+    target: Target | None,
+    *,
+    accepts_confirms: bool = False,
+) -> Risk | None:
+    """The risk of one page action (``click``, ``input_submit``, ``press_key``, …) aimed at
+    ``target`` (``None``: no element, or none could be read), or ``None``: it may run."""
+    what = _words(action, args, target)
+    if mode == "never":
+        return None
+    if mode == "all":
+        return Risk(
+            rule="every_action", action=what, why="every action needs a person (confirm=all)"
+        )
+    if target is not None and action == "click":
+        word = rules.control_word(target.names)
+        if word is not None:
+            return Risk(rule="risky_control", action=what, why=f"its name says {word!r}")
+    submitting = (action == "click" and target is not None and target.submits) or (
+        action == "input_submit"
+        or (action == "press_key" and str(args.get("key", "")).lower() in _SUBMIT_KEYS)
+    )
+    if submitting and target is not None:
+        held = _sensitive(rules, (target.field,) if target.field else ())
+        held = held or _sensitive(rules, target.form_fields)
+        if held is not None:
+            return Risk(rule="sensitive_submit", action=what, why=f"it submits {held}")
+    if accepts_confirms and rules.confirm_dialogs:
+        return Risk(
+            rule="confirm_dialog",
+            action=what,
+            why="this tab answers confirm() dialogs with OK, and this action may open one",
+        )
+    return None
+
+
+def assess_call(rules: RiskRules, mode: Mode, tool: str, args: Mapping[str, Any]) -> Risk | None:
+    """The risk of a tool call that is not a page step: ``handle_dialog`` accepting the next
+    dialogs (a ``confirm()`` answered with OK)."""
+    if mode == "never" or tool != "handle_dialog" or args.get("accept") is not True:
+        return None
+    if mode == "risky" and not rules.confirm_dialogs:
+        return None
+    return Risk(
+        rule="confirm_dialog",
+        action="accept the confirm() dialog the next action opens",
+        why="answering OK to a page's confirm() carries out what it asks",
+    )
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConfirmPolicy:
+    """When a person must allow an action (``mode``, ``rules``) and how one is asked
+    (``ask``; ``None``: the step is refused with ``needs_person``)."""
+
+    mode: Mode = "never"
+    rules: RiskRules = field(default_factory=RiskRules)
+    ask: Asker | None = field(default=None, compare=False)
+    no_one_to_ask: str = "ask the user whether to go ahead, and let them do it"
+    """What a refusal tells the caller to do (the MCP server says more)."""
+
+    def __post_init__(self) -> None:
+        check_mode(self.mode)
+        if not isinstance(self.rules, RiskRules):
+            raise InvalidOption("confirm_rules", f"expected RiskRules, not {self.rules!r}")
+        if self.ask is not None and not callable(self.ask):
+            raise InvalidOption("confirmer", f"expected an async function, not {self.ask!r}")
+
+    async def gate_step(
+        self, session: Session, ref: int | None, action: str, args: Mapping[str, Any]
+    ) -> Refusal | None:
+        """Read the target from the session's tab, apply the rules, ask if they say so:
+        ``None`` when the step may run."""
+        if self.mode == "never":
+            return None
+        target = await read_target(session, ref) if ref is not None else None
+        accepts = session.page.dialogs.confirm == "accept"
+        return await self._decide(
+            assess_step(self.rules, self.mode, action, args, target, accepts_confirms=accepts)
+        )
+
+    async def gate_call(self, tool: str, args: Mapping[str, Any]) -> Refusal | None:
+        return await self._decide(assess_call(self.rules, self.mode, tool, args))
+
+    async def decide(self, risk: Risk) -> Refusal | None:
+        """Ask about ``risk`` (a planner's own risk stop comes here too)."""
+        return await self._decide(risk)
+
+    async def _decide(self, risk: Risk | None) -> Refusal | None:
+        if risk is None:
+            return None
+        if self.ask is None:
+            message = f"a person must allow this: {risk.action} ({risk.why}); {self.no_one_to_ask}"
+            return Refusal(reason="needs_person", message=message, risk=risk)
+        if await self.ask(risk):
+            return None
+        message = f"the person declined: {risk.action} ({risk.why}); nothing was done"
+        return Refusal(reason="declined_by_person", message=message, risk=risk)
+
+
+def check_mode(mode: object) -> Mode:
+    if mode not in MODES:
+        raise InvalidOption("confirm", f"confirm is one of {', '.join(MODES)}, not {mode!r}")
+    return mode  # type: ignore[return-value]  # checked just above
+
+
+# --- reading the target from the page -------------------------------------------------------
+
+_FACTS = """(el) => {
+  const squash = (s) => (s || "").replace(/\\s+/g, " ").trim();
+  const labels = (f) => [...(f.labels || [])].map((l) => squash(l.innerText));
+  const fieldOf = (f) => ({
+    type: (f.getAttribute("type") || f.tagName).toLowerCase(),
+    words: [f.name, f.id, f.getAttribute("autocomplete"), f.getAttribute("placeholder"),
+            f.getAttribute("aria-label"), ...labels(f)].map(squash).filter(Boolean),
+  });
+  const tag = el.tagName.toLowerCase();
+  const type = (el.getAttribute("type") || "").toLowerCase();
+  const form = el.form || el.closest("form");
+  const isField = ["input", "textarea", "select"].includes(tag);
+  const submits = !!form && ((tag === "button" && (type === "" || type === "submit")) ||
+    (tag === "input" && (type === "submit" || type === "image")));
+  const fields = form ? [...form.elements].filter((f) => f.tagName !== "BUTTON") : [];
+  return {
+    names: [el.getAttribute("aria-label"), el.innerText, isField ? "" : el.value,
+            el.getAttribute("title"), el.getAttribute("alt")].map(squash).filter(Boolean),
+    submits,
+    field: isField ? fieldOf(el) : null,
+    form_fields: fields.map(fieldOf),
+  };
+}"""
+
+_RESOLVERS: weakref.WeakKeyDictionary[AsyncPage, Resolver] = weakref.WeakKeyDictionary()
+
+
+async def read_target(session: Session, ref: int) -> Target | None:
+    """What the rules need of element ``ref``, read from the live page; ``None`` when it
+    cannot be read (the action then fails on its own: a stale id, a crashed tab)."""
+    from playwright.async_api import Error as PlaywrightError
+
+    from pagesight.act.resolve import Resolver
+
+    page, latest = session.page, session.latest
+    resolver = _RESOLVERS.get(page)
+    if resolver is None:
+        resolver = _RESOLVERS[page] = Resolver(page.playwright, session.browser.ids)
+    element = next((e for e in latest.elements if e.id == ref), None) if latest else None
+    try:
+        handle = await resolver.element(ref)
+        facts = await handle.evaluate(_FACTS)
+    except (PagesightError, PlaywrightError):
+        return None
+    names = tuple(facts["names"])
+    description = f"element [{ref}]"
+    if element is not None:
+        names = (element.name, *names)
+        description = f"[{ref}] {element.role} {json.dumps(element.name, ensure_ascii=False)}"
+    return Target(
+        description=description,
+        names=names,
+        submits=bool(facts["submits"]),
+        field=_field(facts["field"]) if facts["field"] else None,
+        form_fields=tuple(_field(f) for f in facts["form_fields"]),
+    )
+
+
+def _field(raw: dict[str, Any]) -> Field:
+    return Field(type=str(raw["type"]), words=tuple(str(w) for w in raw["words"]))
+
+
+# --- matching --------------------------------------------------------------------------------
+
+
+def _first_word(words: tuple[str, ...], texts: tuple[str, ...]) -> str | None:
+    for word in words:
+        pattern = _pattern(word)
+        if any(pattern.search(text) for text in texts):
+            return word
+    return None
+
+
+def _pattern(word: str) -> re.Pattern[str]:
+    # Latin words match whole (so "pay" is not found in "display"); CJK has no spaces to mark
+    # a word's end, so it matches anywhere.
+    escaped = re.escape(word.strip())
+    if word.isascii():
+        escaped = rf"(?<![a-z0-9]){escaped}(?![a-z0-9])"
+    return re.compile(escaped, re.IGNORECASE)
+
+
+def _sensitive(rules: RiskRules, fields: tuple[Field | None, ...]) -> str | None:
+    for f in fields:
+        if f is None:
+            continue
+        if f.type == "password":
+            return "a password field"
+        word = rules.field_word(f.words)
+        if word is not None:
+            return f"a payment field ({word})"
+    return None
+
+
+def _words(action: str, args: Mapping[str, Any], target: Target | None) -> str:
+    on = target.description if target is not None else ""
+    if action == "click":
+        return f"click {on}".strip()
+    if action == "input_submit":
+        return f"type into {on} and press Enter".replace("  ", " ")
+    if action == "press_key":
+        return f"press {args.get('key')} in {on}" if on else f"press {args.get('key')}"
+    if action == "navigate":
+        return f"go to {args.get('url')}"
+    return f"{action} {on}".strip()

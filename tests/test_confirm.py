@@ -1,0 +1,264 @@
+"""A person before risky actions, on a live page (``confirm-risky.html``): the registry's
+gate refuses each risky step with ``needs_person`` before the page is touched and lets its
+look-alikes run; the agent stops, or asks its confirmer and goes on with a yes; the decisions
+planner's risk stop goes the same way; ``pagesight run`` asks on a terminal and stops
+without one. What the page did is read back from ``window.log``."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cli_support import run_cli
+from conftest import StaticServer
+from pagesight import Agent, Browser, Page, Risk, RiskRules
+from pagesight.act.events import DialogPolicy
+from pagesight.agent import Session, ToolRegistry, ToolResult
+from pagesight.guard.confirm import ConfirmPolicy
+from pagesight.planners import StepsPlanner
+from pagesight.planners.decisions import DecisionsPlanner
+from pagesight.testing.decisions import DecisionsRequest, FakeDecisionsServer
+from support import one
+
+PAGE = "confirm-risky.html"
+
+
+@pytest.fixture(scope="module")
+def risky(browser: Browser, server: StaticServer) -> Iterator[Page]:
+    page = browser.open(server.url(PAGE))
+    yield page
+    page.close()
+
+
+def _session(browser: Browser, page: Page, confirm: ConfirmPolicy) -> Session:
+    session = Session(
+        browser=browser._browser, page=page._page, registry=ToolRegistry.discover(), confirm=confirm
+    )
+    session.latest = page.observe()
+    return session
+
+
+def _call(browser: Browser, session: Session, tool: str, /, **arguments: Any) -> ToolResult:
+    return browser._loop.run(session.registry.call(tool, arguments, session))
+
+
+def _log(page: Page) -> list[str]:
+    logged: list[str] = page.playwright.evaluate("window.log.splice(0)")  # read and cleared
+    return logged
+
+
+# (tool, the element acted on, extra arguments, the rule that holds it back; None: it runs,
+# and what the page logs then)
+CASES = [
+    ("click", ("Delete account", "button"), {}, "its name says 'delete'"),
+    ("click", ("删除联系人", "button"), {}, "its name says '删除'"),
+    ("click", ("立即支付", "button"), {}, "its name says '支付'"),
+    ("click", ("Send invoice", "button"), {}, "its name says 'send'"),  # named by aria-label
+    ("click", ("Sign in", "button"), {}, "it submits a password field"),
+    ("click", ("Continue", "button"), {}, "it submits a payment field (cc-number)"),
+    ("input", ("Password", "textbox"), {"text": "hunter2", "submit": True},
+     "it submits a password field"),
+    ("press_key", ("Email", "textbox"), {"key": "Enter"}, "it submits a password field"),
+    ("click", ("Save profile", "button"), {}, ["save"]),
+    ("click", ("Repayment history", "link"), {}, ["history"]),
+    ("click", ("Show password", "button"), {}, ["show"]),  # type=button: submits nothing
+    ("input", ("Search", "textbox"), {"text": "tea", "submit": True}, ["search:tea"]),
+    ("input", ("Password", "textbox"), {"text": "hunter2"}, []),  # typing is no submit
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("tool", "target", "extra", "outcome"), CASES)
+def test_the_registry_holds_back_each_risky_step_and_lets_its_look_alikes_run(
+    *,
+    browser: Browser,
+    risky: Page,
+    tool: str,
+    target: tuple[str, str],
+    extra: dict[str, Any],
+    outcome: str | list[str],
+) -> None:
+    session = _session(browser, risky, ConfirmPolicy(mode="risky"))
+    assert session.latest is not None
+    element = one(session.latest, *target)
+    result = _call(browser, session, tool, ref=element.id, **extra)
+    if isinstance(outcome, list):
+        assert result.error is None, result.text
+        assert _log(risky) == outcome
+        return
+    assert result.error is not None and result.error.reason == "needs_person", result.text
+    assert result.error.message.startswith("a person must allow this: ")
+    assert f"({outcome}" in result.error.message
+    assert result.error.message.endswith("; ask the user whether to go ahead, and let them do it")
+    assert _log(risky) == []  # nothing was done on the page
+    assert risky.playwright.evaluate("document.querySelector('[name=password]').value") in (
+        "",
+        "hunter2",  # typed by the look-alike case before, never submitted
+    )
+
+
+def test_accepting_a_confirm_dialog_needs_a_person_the_tool_or_the_tabs_policy(
+    browser: Browser, risky: Page
+) -> None:
+    session = _session(browser, risky, ConfirmPolicy(mode="risky"))
+    assert session.latest is not None
+    archive = one(session.latest, "Archive all", "button").id
+    accept = _call(browser, session, "handle_dialog", accept=True)
+    assert accept.error is not None and accept.error.reason == "needs_person"
+    assert "accept the confirm() dialog the next action opens" in accept.error.message
+    # Refused before it ran: the click's confirm gets the cautious default answer.
+    clicked = _call(browser, session, "click", ref=archive)
+    assert clicked.error is None
+    assert clicked.value["dialogs"] == [
+        {"type": "confirm", "message": "Archive every project?", "accepted": False}
+    ]
+    assert _log(risky) == []
+    # A tab that accepts confirms by policy: each action may answer one, so each asks.
+    risky.dialogs = DialogPolicy(confirm="accept")
+    try:
+        by_policy = _call(browser, session, "click", ref=archive)
+    finally:
+        risky.dialogs = DialogPolicy()
+    assert by_policy.error is not None and by_policy.error.reason == "needs_person"
+    assert "this tab answers confirm() dialogs with OK" in by_policy.error.message
+    assert _log(risky) == []
+    # In a batch, the risky step holds back the whole batch: nothing is typed.
+    email = one(session.latest, "Email", "textbox").id
+    sign_in = one(session.latest, "Sign in", "button").id
+    actions = [
+        {"tool": "input", "arguments": {"ref": email, "text": "ada@example.com"}},
+        {"tool": "click", "arguments": {"ref": sign_in}},
+    ]
+    batch = _call(browser, session, "batch", actions=actions)
+    assert batch.error is not None and batch.error.reason == "needs_person"
+    assert batch.error.message.startswith("action 2: a person must allow this: click [")
+    assert risky.playwright.evaluate("document.querySelector('[name=email]').value") == ""
+    # A rule the user added: "archive" is a risky word now.
+    extended = ConfirmPolicy(mode="risky", rules=RiskRules().extended(control_words=("archive",)))
+    held = _call(browser, _session(browser, risky, extended), "click", ref=archive)
+    assert held.error is not None and "its name says 'archive'" in held.error.message
+
+
+class Person:
+    """A confirmer answering ``yes`` or not, keeping every question it was asked."""
+
+    def __init__(self, yes: bool) -> None:
+        self.yes = yes
+        self.asked: list[Risk] = []
+
+    def __call__(self, risk: Risk) -> bool:
+        self.asked.append(risk)
+        return self.yes
+
+
+DELETE = 'click the "Delete account" button\n'
+
+
+def _steps(text: str) -> StepsPlanner:
+    return StepsPlanner.from_text(text)
+
+
+@pytest.mark.parametrize(
+    ("confirm", "person", "stop", "logged"),
+    [
+        ("risky", None, "needs_person", []),
+        ("risky", Person(yes=False), "needs_person", []),
+        ("risky", Person(yes=True), "done", ["delete"]),
+        ("never", None, "done", ["delete"]),  # the library's default: the program decides
+    ],
+)
+def test_the_agent_stops_for_a_person_or_asks_its_confirmer(
+    *,
+    browser: Browser,
+    server: StaticServer,
+    tmp_path: Path,
+    confirm: Any,
+    person: Person | None,
+    stop: str,
+    logged: list[str],
+) -> None:
+    agent = Agent(browser, _steps(DELETE), out=tmp_path / "run", confirm=confirm, confirmer=person)
+    result = agent.run(server.url(PAGE))
+    try:
+        assert result.stop_reason == stop, result.message
+        assert agent.page is not None
+        assert agent.page.playwright.evaluate("window.log") == logged
+    finally:
+        if agent.page is not None:
+            agent.page.close()
+    if person is not None:
+        assert [r.rule for r in person.asked] == ["risky_control"]
+        assert person.asked[0].action.startswith("click [")
+        assert person.asked[0].action.endswith(' button "Delete account"')
+    if stop == "needs_person":
+        said = "the person declined" if person else "a person must allow this"
+        assert result.message.startswith(said)
+        assert "(its name says 'delete')" in result.message
+
+
+def _pay_step(request: DecisionsRequest) -> Any:
+    if "delete account" in request.texts[1].lower():  # the last action was the click: done
+        return {"goal_reached": 0.97}
+    return {
+        "next_action": request.badge("Delete account"),
+        "risk": [0.0, 0.05, 0.1, 0.85],
+        "target_visible": 0.95,
+        "goal_reached": 0.02,
+        "blocked": 0.01,
+    }
+
+
+@pytest.mark.parametrize("yes", [True, False])
+def test_the_decisions_planners_risk_stop_goes_to_the_same_person(
+    browser: Browser, server: StaticServer, tmp_path: Path, yes: bool
+) -> None:
+    person = Person(yes=yes)
+    with FakeDecisionsServer([_pay_step] * 3, api_key="k") as fake:
+        planner = DecisionsPlanner.from_env(api_key="k", base_url=fake.base_url)
+        agent = Agent(browser, planner, out=tmp_path / "run", confirm="risky", confirmer=person)
+        result = agent.run(server.url(PAGE), goal="delete my account")
+    assert agent.page is not None
+    logged = agent.page.playwright.evaluate("window.log")
+    agent.page.close()
+    # Asked once: about the planner's own risk stop; the step allowed is not asked again.
+    assert [r.rule for r in person.asked] == ["planner_risk"]
+    assert person.asked[0].action.startswith("click [")
+    assert "looks risky: P(risk ≥ level 3) = 0.95" in person.asked[0].why
+    if yes:
+        assert result.stop_reason == "done", result.message
+        assert logged == ["delete"]
+    else:
+        assert result.stop_reason == "needs_person"
+        assert result.message.startswith("the person declined: click [")
+        assert logged == []
+
+
+def test_pagesight_run_stops_for_a_person_without_a_terminal_and_asks_on_one(
+    monkeypatch: pytest.MonkeyPatch, browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    steps = tmp_path / "delete.steps"
+    steps.write_text(DELETE)
+    url = server.url(PAGE)
+    common = ("--steps", str(steps), "--cdp-url", browser.cdp_url)
+    # No terminal (the test's stdin): the run stops, exit 3, and the page is untouched.
+    stopped = run_cli(monkeypatch, "run", url, *common, "--out", str(tmp_path / "a"))
+    assert stopped.returncode == 3, stopped.stdout + stopped.stderr
+    assert "needs_person: a person must allow this: click [" in stopped.stdout
+    # A terminal (a real pty) where the person types y: the step runs.
+    main_fd, person_fd = os.openpty()
+    os.write(main_fd, b"y\n")
+    with open(person_fd, encoding="utf-8") as terminal:
+        monkeypatch.setattr("sys.stdin", terminal)
+        asked = run_cli(monkeypatch, "run", url, *common, "--out", str(tmp_path / "b"))
+    os.close(main_fd)
+    assert asked.returncode == 0, asked.stdout + asked.stderr
+    assert "button \"Delete account\": its name says 'delete'. Go ahead? [y/N]" in asked.stdout
+    # --confirm never: nothing asked, the step runs.
+    never = run_cli(
+        monkeypatch, "run", url, *common, "--confirm", "never", "--out", str(tmp_path / "c")
+    )
+    assert never.returncode == 0, never.stdout + never.stderr
+    assert "Go ahead?" not in never.stdout
