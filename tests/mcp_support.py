@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
 from mcp import Client
+from mcp.client.session import ElicitationFnT
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import CallToolResult, ImageContent, TextContent, Tool
 
@@ -41,10 +42,12 @@ class McpClient:
         *,
         errlog: TextIO | None = None,
         legacy: bool = False,
+        elicitation_callback: ElicitationFnT | None = None,
     ):
         self._target = target
         self._mode: Any = "legacy" if legacy else "auto"  # legacy: the initialize handshake
         self._errlog = errlog
+        self._elicitation_callback = elicitation_callback  # declared to the server when given
         self._loop = asyncio.new_event_loop()
         self._ready = threading.Event()
         self._stop: asyncio.Event | None = None
@@ -66,7 +69,9 @@ class McpClient:
         if isinstance(target, StdioServerParameters):
             target = stdio_client(target, errlog=self._errlog or sys.stderr)
         try:
-            async with Client(target, mode=self._mode) as client:
+            async with Client(
+                target, mode=self._mode, elicitation_callback=self._elicitation_callback
+            ) as client:
                 self._client = client
                 self._ready.set()
                 await self._stop.wait()

@@ -93,7 +93,10 @@ def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer
     out = tmp_path_factory.mktemp("mcp-http")
     # Pages of 127.0.0.1 only: the fixture servers and the redirector; `other_origin`
     # (http://localhost:PORT) is another origin.
-    served = HttpServer("--output-dir", str(out), "--allowed-origins", "http://127.0.0.1:*")
+    # --confirm never: the dialog test accepts a confirm() (test_confirm_mcp.py asks first).
+    served = HttpServer(
+        "--output-dir", str(out), "--allowed-origins", "http://127.0.0.1:*", "--confirm", "never"
+    )
     yield served
     running = _chromium_of(served.process.pid, missing_ok=True)
     served.close()  # SIGTERM: the server closes the browser it launched before it exits

@@ -27,7 +27,10 @@ def output_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def mcp(browser: Browser, output_dir: Path) -> Iterator[McpClient]:
-    params = stdio_params("--cdp-url", browser.cdp_url, "--output-dir", str(output_dir))
+    # --confirm never: a test clicks "Pay now" to see it covered (test_confirm_mcp.py asks).
+    params = stdio_params(
+        "--cdp-url", browser.cdp_url, "--output-dir", str(output_dir), "--confirm", "never"
+    )
     with McpClient(params) as client:
         yield client
 

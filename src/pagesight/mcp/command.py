@@ -71,11 +71,16 @@ def add_mcp_options(commands: argparse._SubParsersAction[Any]) -> None:
         metavar="NAME=VALUE",
         help=SECRET_HELP + "; the model types it as {{NAME}}",
     )
+    from pagesight.cli_run import add_confirm_options
+
+    add_confirm_options(mcp)  # the user is asked by elicitation, where the client can
 
 
 def run_mcp(args: argparse.Namespace) -> int:
     """Check the options, then serve until the client goes (stdio) or SIGTERM / Ctrl-C."""
     from pagesight.agent.secrets import Secrets
+    from pagesight.cli_run import confirm_rules
+    from pagesight.guard.confirm import ConfirmPolicy
     from pagesight.mcp.browsers import BrowserOptions, check_guard_options
     from pagesight.mcp.server import PagesightMCP
     from pagesight.mcp.transport import bind, serve_http, serve_stdio
@@ -104,6 +109,7 @@ def run_mcp(args: argparse.Namespace) -> int:
         secrets=Secrets(checked_secrets(args.secret)),
     )
     check_guard_options(options)
+    confirm = ConfirmPolicy(mode=args.confirm, rules=confirm_rules(args.confirm_rules))
     sock = None
     if args.transport == "http":
         try:
@@ -117,7 +123,7 @@ def run_mcp(args: argparse.Namespace) -> int:
                 f"cannot listen on {args.host}:{args.port} ({exc.strerror or exc})",
             ) from exc
     print(f"pagesight mcp: output dir {options.output_dir}", file=sys.stderr, flush=True)
-    server = PagesightMCP(options, vision=args.vision)
+    server = PagesightMCP(options, vision=args.vision, confirm=confirm)
     if sock is None:
         asyncio.run(serve_stdio(server))
     else:

@@ -6,24 +6,29 @@ would derive a second schema from Python signatures): an MCP tool's input schema
 registry tool's, and a call is the registry's ``call``. What comes back is a tool result
 (``isError`` with the typed reason when it failed), never a protocol error or a traceback,
 and the server outlives the browser: when it dies the next call says so, and
-``browser_navigate`` starts a fresh one.
+``browser_navigate`` starts a fresh one. A step the ``confirm`` policy says needs a person
+is put to the user by elicitation (:mod:`pagesight.mcp.confirm`).
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from dataclasses import replace
+from typing import Any, overload
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.context import Context
-from mcp_types import CallToolResult, TextContent
+from mcp_types import CallToolResult, InputRequiredResult, TextContent
 from mcp_types import Tool as MCPTool
 
 from pagesight.agent.loop import mask_exception
 from pagesight.agent.registry import ToolRegistry, reason_of
+from pagesight.agent.session import Session
 from pagesight.errors import PageCrashed, PagesightError, RuntimeFailure
+from pagesight.guard.confirm import Asker, ConfirmPolicy
 from pagesight.mcp import names
 from pagesight.mcp.browsers import BrowserHolder, BrowserOptions, Holders
+from pagesight.mcp.confirm import NO_ELICITATION, InputNeeded, NoOneToAsk, asker
 from pagesight.mcp.results import content, failure, masked
 
 INSTRUCTIONS = (
@@ -38,7 +43,8 @@ log = logging.getLogger("pagesight.mcp")
 
 
 class PagesightMCP(MCPServer[Any]):
-    """pagesight's tools over MCP. ``vision`` adds the coordinate tools (``*_xy``)."""
+    """pagesight's tools over MCP. ``vision`` adds the coordinate tools (``*_xy``);
+    ``confirm`` which steps need the user's yes (by default the risky ones)."""
 
     def __init__(
         self,
@@ -46,12 +52,16 @@ class PagesightMCP(MCPServer[Any]):
         *,
         registry: ToolRegistry | None = None,
         vision: bool = False,
+        confirm: ConfirmPolicy | None = None,
     ) -> None:
         super().__init__(name="pagesight", instructions=INSTRUCTIONS, log_level="WARNING")
         self._registry = registry or ToolRegistry.discover()
         self._offered = {o.name: o for o in names.offered(self._registry, vision=vision)}
         self.holders = Holders(self._registry, options)
         self._secrets = options.secrets
+        self._confirm = replace(
+            confirm or ConfirmPolicy(mode="risky"), ask=None, no_one_to_ask=NO_ELICITATION
+        )
         # Attached, the server starts no browser: browser_navigate attaches again.
         self._gone_advice = (
             _GONE
@@ -73,18 +83,41 @@ class PagesightMCP(MCPServer[Any]):
         )
         return tools
 
+    @overload
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: None = None
+    ) -> CallToolResult: ...
+
+    @overload
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
-    ) -> CallToolResult:
+    ) -> CallToolResult | InputRequiredResult: ...
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        """A tool's result; with a request's ``context``, an ``InputRequiredResult`` asking
+        the user about a risky step (2026-07-28 clients that declare elicitation)."""
         holder = self.holders.get(_connection(context))
+        ask = asker(context, self._secrets.mask)
         async with holder.lock:  # one call at a time on a connection's page
-            result = await self._call(holder, name, arguments)
+            try:
+                result = await self._call(holder, name, arguments, ask)
+            except InputNeeded as needed:  # nothing was done: the user is asked, then a retry
+                return needed.result(self._secrets.mask(needed.question))
+            except NoOneToAsk as nobody:
+                result = failure("needs_person", nobody.message)
         # Every text the client gets, the page after an action and any error included, with
         # each secret written {{NAME}} (an image is blacked out where it shows one).
         return masked(result, self._secrets)
 
+    def _confirmed(self, session: Session, ask: Asker | None) -> Session:
+        """``session`` asking this call's user (elicitation) before a risky step."""
+        session.confirm = replace(self._confirm, ask=ask)
+        return session
+
     async def _call(
-        self, holder: BrowserHolder, name: str, arguments: dict[str, Any]
+        self, holder: BrowserHolder, name: str, arguments: dict[str, Any], ask: Asker | None
     ) -> CallToolResult:
         if name == names.CLOSE:
             if arguments:  # its schema takes none: refused as the registry refuses extras
@@ -103,7 +136,7 @@ class PagesightMCP(MCPServer[Any]):
                 return failure("browser_gone", f"{_first_clause(gone)}; {self._gone_advice}")
             await holder.close()  # and browser_navigate launches a fresh one below
         try:
-            session = await holder.open()
+            session = self._confirmed(await holder.open(), ask)
         except PagesightError as exc:
             return failure(_reason(exc), f"cannot start the browser: {exc}")
         before = session.latest
@@ -115,7 +148,7 @@ class PagesightMCP(MCPServer[Any]):
                     raise
                 # The tab went (its renderer crashed, or the page closed it) and the browser
                 # lives: browser_navigate goes on in a fresh tab, as the model was told.
-                session, before = await holder.fresh_tab(), None
+                session, before = self._confirmed(await holder.fresh_tab(), ask), None
                 result = await self._registry.call(offered.spec.name, arguments, session)
         except RuntimeFailure as exc:
             gone = await holder.lost()
@@ -126,6 +159,8 @@ class PagesightMCP(MCPServer[Any]):
             return failure(_reason(exc), str(exc))
         except PagesightError as exc:
             return failure(_reason(exc), str(exc))
+        except (InputNeeded, NoOneToAsk):  # a question for the user, not a failure
+            raise
         except Exception as exc:  # a bug in pagesight: the traceback to the log, not the model
             mask_exception(exc, self._secrets)  # the log is written too: no secret in it
             log.exception("tool %s failed", name)

@@ -1,0 +1,149 @@
+"""A person before risky actions over MCP: a real ``python -m pagesight mcp`` subprocess
+(HTTP, attached to the session's Chromium), driven by the SDK's own client. A client that
+declares elicitation has its user asked — a 2026-07-28 client by an ``InputRequiredResult``
+its ``call_tool`` answers and retries, an older one by ``elicitation/create`` during the
+call — and the step runs on a yes only; a client that cannot be asked gets a tool error
+telling the model to ask the user. What the page did is read back from ``window.log``."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from mcp.client.session import ClientRequestContext
+from mcp_types import ElicitRequestParams, ElicitResult, ErrorData
+
+from conftest import StaticServer
+from mcp_support import McpClient, ok, ref, server_env, text
+from pagesight import Browser
+
+PAGE = "confirm-risky.html"
+
+
+class Server:
+    """``python -m pagesight mcp --transport http --port 0 --cdp-url URL``, its URL read
+    off stderr."""
+
+    def __init__(self, cdp_url: str) -> None:
+        argv = [sys.executable, "-m", "pagesight", "mcp", "--transport", "http", "--port", "0"]
+        self.process = subprocess.Popen(
+            [*argv, "--cdp-url", cdp_url],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=server_env(),
+        )
+        assert self.process.stderr is not None
+        self.lines: list[str] = []
+        self.url = ""
+        for line in self.process.stderr:  # readiness: the line saying where it serves
+            self.lines.append(line)
+            if "serving http://" in line:
+                self.url = line.split("serving ", 1)[1].strip()
+                break
+        assert self.url, "".join(self.lines)
+        self._drain = threading.Thread(target=lambda: self.lines.extend(self._rest()))
+        self._drain.start()
+
+    def _rest(self) -> Iterator[str]:
+        assert self.process.stderr is not None
+        yield from self.process.stderr
+
+    def close(self) -> None:
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self._drain.join(timeout=30)
+        assert self.process.stderr is not None
+        self.process.stderr.close()
+
+
+@pytest.fixture(scope="module")
+def served(browser: Browser) -> Iterator[Server]:
+    server = Server(browser.cdp_url)
+    yield server
+    server.close()
+
+
+class User:
+    """The person behind a client: answers each elicitation with ``go_ahead`` (``None``:
+    closes the form, a decline), keeping each question."""
+
+    def __init__(self) -> None:
+        self.go_ahead: bool | None = True
+        self.asked: list[str] = []
+
+    async def __call__(
+        self, context: ClientRequestContext, params: ElicitRequestParams
+    ) -> ElicitResult | ErrorData:
+        self.asked.append(params.message)
+        if self.go_ahead is None:
+            return ElicitResult(action="decline")
+        return ElicitResult(action="accept", content={"go_ahead": self.go_ahead})
+
+
+def _log(browser: Browser, url: str) -> list[Any]:
+    """What the page did, read off the one tab showing ``url``."""
+    tabs = [p for p in browser.pages if p.url == url]
+    assert len(tabs) == 1, [p.url for p in browser.pages]
+    logged: list[Any] = tabs[0].playwright.evaluate("window.log.splice(0)")
+    return logged
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["2026-07-28", "2025 back-channel"])
+def test_a_client_that_declares_elicitation_has_its_user_asked(
+    served: Server, browser: Browser, server: StaticServer, legacy: bool
+) -> None:
+    user = User()
+    url = server.url(f"{PAGE}?client={'legacy' if legacy else 'modern'}")
+    with McpClient(served.url, legacy=legacy, elicitation_callback=user) as client:
+        page = ok(client.call("browser_navigate", {"url": url}))
+        delete = ref(page, 'button "Delete account"')
+        save = ref(page, 'button "Save profile"')
+
+        done = client.call("browser_click", {"ref": delete, "element": "Delete account"})
+        assert not done.is_error, text(done)
+        assert len(user.asked) == 1
+        assert user.asked[0].startswith(f'pagesight is about to click [{delete}] button "Delete')
+        assert user.asked[0].endswith("its name says 'delete'. Go ahead?")
+        assert _log(browser, url) == ["delete"]
+
+        user.go_ahead = False  # the form answered "no"
+        refused = client.call("browser_click", {"ref": delete})
+        assert refused.is_error
+        assert text(refused).startswith("error (declined_by_person): the person declined: click")
+        user.go_ahead = None  # the form declined outright
+        declined = client.call("browser_click", {"ref": delete})
+        assert text(declined).startswith("error (declined_by_person): ")
+        assert _log(browser, url) == []
+
+        ok(client.call("browser_click", {"ref": save}))  # not risky: no one is asked
+        assert len(user.asked) == 3
+        assert _log(browser, url) == ["save"]
+        ok(client.call("browser_close"))
+
+
+def test_a_client_that_cannot_be_asked_gets_an_error_telling_the_model_to_ask(
+    served: Server, browser: Browser, server: StaticServer
+) -> None:
+    url = server.url(f"{PAGE}?client=none")
+    with McpClient(served.url) as client:
+        page = ok(client.call("browser_navigate", {"url": url}))
+        refused = client.call("browser_click", {"ref": ref(page, 'button "删除联系人"')})
+        assert refused.is_error
+        said = text(refused)
+        assert said.startswith("error (needs_person): a person must allow this: click [")
+        assert "(its name says '删除')" in said
+        assert "this MCP client cannot ask the user (it does not support elicitation): " in said
+        assert "stop and ask the user" in said
+        assert _log(browser, url) == []
+        ok(client.call("browser_close"))
