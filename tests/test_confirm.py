@@ -63,6 +63,8 @@ CASES = [
     ("input", ("Password", "textbox"), {"text": "hunter2", "submit": True},
      "it submits a password field"),
     ("press_key", ("Email", "textbox"), {"key": "Enter"}, "it submits a password field"),
+    ("press_key", ("Password", "textbox"), {"key": "Enter", "focus": True},
+     "it submits a password field"),  # no ref: the key goes to the focused field
     ("click", ("Save profile", "button"), {}, ["save"]),
     ("click", ("Repayment history", "link"), {}, ["history"]),
     ("click", ("Show password", "button"), {}, ["show"]),  # type=button: submits nothing
@@ -84,7 +86,12 @@ def test_the_registry_holds_back_each_risky_step_and_lets_its_look_alikes_run(
     session = _session(browser, risky, ConfirmPolicy(mode="risky"))
     assert session.latest is not None
     element = one(session.latest, *target)
-    result = _call(browser, session, tool, ref=element.id, **extra)
+    extra = dict(extra)
+    if extra.pop("focus", False):  # a key sent to whatever has focus: no ref
+        risky.playwright.evaluate("document.querySelector('[name=password]').focus()")
+        result = _call(browser, session, tool, **extra)
+    else:
+        result = _call(browser, session, tool, ref=element.id, **extra)
     if isinstance(outcome, list):
         assert result.error is None, result.text
         assert _log(risky) == outcome

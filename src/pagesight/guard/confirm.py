@@ -252,8 +252,7 @@ def assess_step(
         if word is not None:
             return Risk(rule="risky_control", action=what, why=f"its name says {word!r}")
     submitting = (action == "click" and target is not None and target.submits) or (
-        action == "input_submit"
-        or (action == "press_key" and str(args.get("key", "")).lower() in _SUBMIT_KEYS)
+        action == "input_submit" or (action == "press_key" and _submit_key(args))
     )
     if submitting and target is not None:
         held = _sensitive(rules, (target.field,) if target.field else ())
@@ -308,7 +307,9 @@ class ConfirmPolicy:
         ``None`` when the step may run."""
         if self.mode == "never":
             return None
-        target = await read_target(session, ref) if ref is not None else None
+        target = None
+        if ref is not None or (action == "press_key" and _submit_key(args)):
+            target = await read_target(session, ref)  # no ref: the element with focus
         accepts = session.page.dialogs.confirm == "accept"
         return await self._decide(
             assess_step(self.rules, self.mode, action, args, target, accepts_confirms=accepts)
@@ -368,9 +369,10 @@ _FACTS = """(el) => {
 _RESOLVERS: weakref.WeakKeyDictionary[AsyncPage, Resolver] = weakref.WeakKeyDictionary()
 
 
-async def read_target(session: Session, ref: int) -> Target | None:
-    """What the rules need of element ``ref``, read from the live page; ``None`` when it
-    cannot be read (the action then fails on its own: a stale id, a crashed tab)."""
+async def read_target(session: Session, ref: int | None) -> Target | None:
+    """What the rules need of element ``ref`` (``None``: the top document's focused
+    element, where a key with no ref goes), read from the live page; ``None`` when it cannot
+    be read (the action then fails on its own: a stale id, a crashed tab)."""
     from playwright.async_api import Error as PlaywrightError
 
     from pagesight.act.resolve import Resolver
@@ -381,12 +383,18 @@ async def read_target(session: Session, ref: int) -> Target | None:
         resolver = _RESOLVERS[page] = Resolver(page.playwright, session.browser.ids)
     element = next((e for e in latest.elements if e.id == ref), None) if latest else None
     try:
-        handle = await resolver.element(ref)
+        if ref is None:
+            focused = await page.playwright.evaluate_handle("document.activeElement")
+            handle = focused.as_element()
+            if handle is None:
+                return None
+        else:
+            handle = await resolver.element(ref)
         facts = await handle.evaluate(_FACTS)
     except (PagesightError, PlaywrightError):
         return None
     names = tuple(facts["names"])
-    description = f"element [{ref}]"
+    description = f"element [{ref}]" if ref is not None else "the focused element"
     if element is not None:
         names = (element.name, *names)
         description = f"[{ref}] {element.role} {json.dumps(element.name, ensure_ascii=False)}"
@@ -433,6 +441,10 @@ def _sensitive(rules: RiskRules, fields: tuple[Field | None, ...]) -> str | None
         if word is not None:
             return f"a payment field ({word})"
     return None
+
+
+def _submit_key(args: Mapping[str, Any]) -> bool:
+    return str(args.get("key", "")).lower() in _SUBMIT_KEYS
 
 
 def _words(action: str, args: Mapping[str, Any], target: Target | None) -> str:
