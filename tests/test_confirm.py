@@ -18,6 +18,7 @@ from conftest import StaticServer
 from pagesight import Agent, Browser, Page, Risk, RiskRules
 from pagesight.act.events import DialogPolicy
 from pagesight.agent import Session, ToolRegistry, ToolResult
+from pagesight.cli_run import terminal_confirmer
 from pagesight.guard.confirm import ConfirmPolicy
 from pagesight.planners import StepsPlanner
 from pagesight.planners.decisions import DecisionsPlanner
@@ -243,29 +244,25 @@ def test_the_decisions_planners_risk_stop_goes_to_the_same_person(
         assert logged == []
 
 
-def test_pagesight_run_stops_for_a_person_without_a_terminal_and_asks_on_one(
+def test_pagesight_run_asks_on_a_terminal_and_stops_on_a_no_or_without_one(
     monkeypatch: pytest.MonkeyPatch, browser: Browser, server: StaticServer, tmp_path: Path
 ) -> None:
     steps = tmp_path / "delete.steps"
     steps.write_text(DELETE)
-    url = server.url(PAGE)
-    common = ("--steps", str(steps), "--cdp-url", browser.cdp_url)
-    # No terminal (the test's stdin): the run stops, exit 3, and the page is untouched.
-    stopped = run_cli(monkeypatch, "run", url, *common, "--out", str(tmp_path / "a"))
-    assert stopped.returncode == 3, stopped.stdout + stopped.stderr
-    assert "needs_person: a person must allow this: click [" in stopped.stdout
-    # A terminal (a real pty) where the person types y: the step runs.
+    # No terminal (stdin a pipe, as in CI): no one to ask, so a risky step stops the run.
+    read_end, write_end = os.pipe()
+    with open(read_end, encoding="utf-8") as pipe:
+        monkeypatch.setattr("sys.stdin", pipe)
+        assert terminal_confirmer() is None
+    os.close(write_end)
+    # A terminal (a real pty) where the person types n: asked, declined, exit 3.
     main_fd, person_fd = os.openpty()
-    os.write(main_fd, b"y\n")
+    os.write(main_fd, b"n\n")
     with open(person_fd, encoding="utf-8") as terminal:
         monkeypatch.setattr("sys.stdin", terminal)
-        asked = run_cli(monkeypatch, "run", url, *common, "--out", str(tmp_path / "b"))
+        argv = ("--steps", str(steps), "--cdp-url", browser.cdp_url, "--out", str(tmp_path / "a"))
+        asked = run_cli(monkeypatch, "run", server.url(PAGE), *argv)
     os.close(main_fd)
-    assert asked.returncode == 0, asked.stdout + asked.stderr
+    assert asked.returncode == 3, asked.stdout + asked.stderr
     assert "button \"Delete account\": its name says 'delete'. Go ahead? [y/N]" in asked.stdout
-    # --confirm never: nothing asked, the step runs.
-    never = run_cli(
-        monkeypatch, "run", url, *common, "--confirm", "never", "--out", str(tmp_path / "c")
-    )
-    assert never.returncode == 0, never.stdout + never.stderr
-    assert "Go ahead?" not in never.stdout
+    assert "needs_person: the person declined: click [" in asked.stdout

@@ -159,6 +159,8 @@ def test_a_cli_run_types_two_secrets_and_no_byte_holds_them(
             "--model",
             "openai:gpt-4.1-mini",
             "--no-text-layer",
+            "--confirm",  # signing in submits a password: no person to ask in a test
+            "never",
             "--out",
             str(out),
             "--secret",
@@ -214,6 +216,8 @@ def test_the_mcp_server_types_two_secrets_and_no_result_holds_them(
             "mcp",
             "--output-dir",
             str(output),
+            "--confirm",  # signing in submits a password: no person to ask in a test
+            "never",
             "--secret",
             f"USER@{server.origin}={USER}",
             "--secret",

@@ -204,15 +204,16 @@ def confirm_rules(path: str | None) -> RiskRules:
     return RiskRules() if path is None else RiskRules.load(path)
 
 
-def terminal_confirmer() -> Callable[[Risk], bool] | None:
+def terminal_confirmer(mask: Callable[[str], str] = str) -> Callable[[Risk], bool] | None:
     """Asks on the terminal when there is a person at it (stdin a TTY); ``None`` otherwise
-    (a pipe, a CI job), so that a risky step ends the run with ``needs_person``."""
+    (a pipe, a CI job), so that a risky step ends the run with ``needs_person``. ``mask``
+    writes the run's secrets ``{{NAME}}`` in the question (it may quote the page)."""
     if not sys.stdin.isatty():
         return None
 
     def ask(risk: Risk) -> bool:
         try:
-            answer = input(f"{risk.question()} [y/N] ")
+            answer = input(f"{mask(risk.question())} [y/N] ")
         except EOFError:  # the terminal went: no one said yes
             return False
         return answer.strip().lower() in ("y", "yes")
@@ -436,6 +437,7 @@ def run_agent(
     and where the report is (``pagesight run`` with steps or a goal, and the demo). A step
     ``confirm`` says needs a person is asked about on the terminal when one is at it."""
     from pagesight import Agent, Browser
+    from pagesight.agent.secrets import Secrets
     from pagesight.browser.viewport import DEFAULT_VIEWPORT
 
     show = _progress(secrets)
@@ -457,7 +459,7 @@ def run_agent(
             timeout=timeout,
             confirm=confirm,
             confirm_rules=rules,
-            confirmer=terminal_confirmer() if confirm != "never" else None,
+            confirmer=terminal_confirmer(Secrets(secrets).mask) if confirm != "never" else None,
         )
         try:
             result = agent.run(url, goal, text_layer=text_layer)
