@@ -129,6 +129,17 @@ def test_a_client_that_declares_elicitation_has_its_user_asked(
         ok(client.call("browser_click", {"ref": save}))  # not risky: no one is asked
         assert len(user.asked) == 3
         assert _log(browser, url) == ["save"]
+
+        # Two risky steps in one call: each asked once, both run on two yeses.
+        user.go_ahead = True
+        chinese = ref(page, 'button "删除联系人"')
+        steps = [{"tool": "click", "arguments": {"ref": r}} for r in (delete, chinese)]
+        ok(client.call("browser_batch", {"actions": steps}))
+        assert [q.split(": ", 1)[0] for q in user.asked[3:]] == [
+            f'pagesight is about to click [{delete}] button "Delete account"',
+            f'pagesight is about to click [{chinese}] button "删除联系人"',
+        ]
+        assert _log(browser, url) == ["delete", "zh-delete"]
         ok(client.call("browser_close"))
 
 

@@ -5,9 +5,10 @@ The question goes the way the connection allows:
 
 * a 2026-07-28 connection (no server-to-client requests): the call answers with an
   ``InputRequiredResult`` holding the elicitation; the client asks its user and calls again
-  with the answer, and the step runs on a yes — the retry is asked about again, so the
-  answer counts only for the very question it answered (its digest is the
-  ``request_state``, so that a secret the question may quote stays on the server);
+  with the answer, and the step runs on a yes — the retry is asked about again, so an
+  answer counts only for the very question it answered: ``request_state`` holds the digests
+  of the questions allowed so far and of the one asked (a batch with two risky steps takes
+  two rounds; a digest, so that a secret a question may quote stays on the server);
 * an older connection with a back-channel (stdio, stateful HTTP): ``ctx.elicit`` during the
   call;
 * no elicitation at all: the gate's ``needs_person`` tool error, which says to ask the user.
@@ -16,6 +17,7 @@ The question goes the way the connection allows:
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -48,9 +50,11 @@ class InputNeeded(Exception):  # not an error: a question for the client
     """The question must go back to the client as an ``InputRequiredResult`` (raised before
     anything was done; the server's call answers with :meth:`result`)."""
 
-    def __init__(self, question: str) -> None:
+    def __init__(self, question: str, allowed: frozenset[str] = frozenset()) -> None:
         super().__init__(question)
         self.question = question
+        self.allowed = allowed
+        """The digests of the questions this call's earlier rounds were allowed."""
 
     def result(self, message: str) -> InputRequiredResult:
         """The elicitation, showing ``message`` (the question with secrets masked)."""
@@ -59,7 +63,7 @@ class InputNeeded(Exception):  # not an error: a question for the client
         )
         return InputRequiredResult(
             input_requests={APPROVAL: ElicitRequest(params=params)},
-            request_state=_digest(self.question),
+            request_state=json.dumps([*sorted(self.allowed), _digest(self.question)]),
         )
 
 
@@ -75,14 +79,15 @@ def asker(context: Context[Any, Any] | None, mask: Callable[[str], str]) -> Aske
     elicitation = capabilities.elicitation if capabilities is not None else None
     if elicitation is None or (elicitation.form is None and elicitation.url is not None):
         return None  # none, or URL mode only: no form to answer yes or no in
-    answered = _answer(context)
+    allowed, declined = _answers(context)
 
     async def ask(risk: Risk) -> bool:
         question = risk.question()
-        if answered is not None and answered[0] == _digest(question):
-            return answered[1]
+        digest = _digest(question)
+        if digest in allowed or digest in declined:
+            return digest in allowed
         if (context.protocol_version or "") >= MODERN:
-            raise InputNeeded(question)
+            raise InputNeeded(question, allowed)
         try:
             result = await context.elicit(mask(question), Approval)
         except NoBackChannelError as exc:  # stateless HTTP: nowhere for the answer to land
@@ -104,13 +109,19 @@ def _digest(question: str) -> str:
     return hashlib.sha256(question.encode()).hexdigest()
 
 
-def _answer(context: Context[Any, Any]) -> tuple[str, bool] | None:
-    """The question this retry answers and the user's answer (a yes only when the form was
-    accepted with go_ahead true), or ``None`` on a first round."""
-    responses = context.input_responses or {}
-    response = responses.get(APPROVAL)
-    if context.request_state is None or not isinstance(response, ElicitResult):
-        return None
-    content = response.content or {}
-    yes = response.action == "accept" and content.get("go_ahead") is True
-    return context.request_state, yes
+def _answers(context: Context[Any, Any]) -> tuple[frozenset[str], frozenset[str]]:
+    """The digests of the questions allowed so far, and of the one just declined (a yes only
+    when the form was accepted with go_ahead true); nothing on a first round or a state that
+    is not ours."""
+    try:
+        asked = json.loads(context.request_state or "[]")
+    except json.JSONDecodeError:
+        return frozenset(), frozenset()
+    if not isinstance(asked, list) or not asked or not all(isinstance(d, str) for d in asked):
+        return frozenset(), frozenset()
+    response = (context.input_responses or {}).get(APPROVAL)
+    content = response.content or {} if isinstance(response, ElicitResult) else {}
+    yes = isinstance(response, ElicitResult) and response.action == "accept"
+    yes = yes and content.get("go_ahead") is True
+    earlier, last = frozenset(asked[:-1]), asked[-1]
+    return (earlier | {last}, frozenset()) if yes else (earlier, frozenset({last}))
