@@ -493,7 +493,7 @@ class AsyncBrowser:
         closed = frozenset(r.frame for r in own if r.refused.kind == "new_tab")
         return tuple(r.refused for r in own), closed
 
-    async def refused_requests_note(self, page: AsyncPage) -> str | None:
+    async def _refused_requests_note(self, page: AsyncPage) -> str | None:
         """The note an observation of ``page`` carries when the origin policy refused
         requests of its documents (or their dedicated workers) since its last observation:
         ``"3 requests refused by the origin policy"``."""

@@ -245,7 +245,7 @@ class AsyncPage:
             include=frozenset(include),
             max_chars=max_chars,
         )
-        refused = await self._browser.refused_requests_note(self)
+        refused = await self._browser._refused_requests_note(self)
         if refused is not None:
             obs = replace(obs, notes=(*obs.notes, refused))
         if since is not None:
