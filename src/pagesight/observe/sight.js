@@ -1,5 +1,5 @@
-// What a person can see: boxes and where they meet, what is painted over an element, and the
-// page's visible and reachable areas. Sent with the walker (capture.py joins the page scripts
+// What a person can see: boxes and where they meet, what is painted over an element, the
+// page's visible and reachable areas, and text no one can read there. Sent with the walker (capture.py joins the page scripts
 // into one expression) and installed once per document under Symbol.for("pagesight.sight");
 // the walker takes its functions from there.
 (() => {
@@ -115,7 +115,100 @@
     return { clip: viewport, reach, scroller: null, view: viewport };
   }
 
-  const api = { inter, meets, contains, coverOf, pageState };
+  // --- text a person cannot see ------------------------------------------------------------------
+  // The classic hiding places for instructions meant only for a model: a font too small to
+  // read, ink the colour of the paper, a clip that leaves nothing, a box painted over it. The
+  // walker asks once per element that holds text (textUnseen), never per character or word.
+  const MIN_FONT = 2; // px, after transforms: at this size a glyph is a dot
+  const MIN_CONTRAST = 1.1; // WCAG ratio: #f5f5f5 on white is 1.09, #eee 1.16 (still readable)
+  const WHITE = [255, 255, 255, 1];
+  const REPLACED = new Set(["img", "svg", "video", "canvas", "iframe", "object", "embed", "picture"]);
+
+  function rgba(css) {
+    const m = /rgba?\(([^)]+)\)/.exec(css);
+    if (!m) return null;
+    const p = m[1].split(/[,\s/]+/).filter(Boolean).map(parseFloat);
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+  }
+  // The colour behind an element's children: its own solid background, else what is behind it;
+  // null when an image, a gradient or a see-through colour makes it unknowable.
+  function backdropOf(style, behind) {
+    if (style.backgroundImage !== "none") return null;
+    const c = rgba(style.backgroundColor);
+    if (!c || c[3] === 0) return behind;
+    return c[3] >= 1 ? c : null;
+  }
+  function luminance(c) {
+    const lin = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2]);
+  }
+  // Ink (alpha blended onto the backdrop) that differs from the backdrop by less than a person
+  // can read; a shadow or stroke outlines the glyphs whatever their fill.
+  function inkLost(style, backdrop) {
+    const ink = rgba(style.webkitTextFillColor || style.color);
+    if (!ink) return false;
+    if (style.textShadow !== "none" || parseFloat(style.webkitTextStrokeWidth) > 0) return false;
+    const a = ink[3];
+    const seen = [0, 1, 2].map((i) => ink[i] * a + backdrop[i] * (1 - a));
+    const l1 = luminance(seen), l2 = luminance(backdrop);
+    return (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05) < MIN_CONTRAST;
+  }
+  function textBox(node) {
+    const range = node.ownerDocument.createRange();
+    range.selectNodeContents(node);
+    const r = range.getBoundingClientRect();
+    return { x: r.left, y: r.top, w: r.width, h: r.height };
+  }
+  // What is really painted behind the text, by hit-testing its centre: the box ancestry says
+  // what the text sits in, but a positioned text sits over whatever is under it (a hero photo).
+  // Only asked when the ancestry says the ink is lost. Null: a picture or gradient, cannot tell.
+  function paintedBackdrop(el, box) {
+    const doc = el.ownerDocument;
+    const stack = doc.elementsFromPoint(box.x + box.w / 2, box.y + box.h / 2);
+    for (const e of stack) {
+      if (e !== el && el.contains(e)) continue; // above the text, not behind it
+      if (REPLACED.has(e.localName)) return null;
+      const c = backdropOf(doc.defaultView.getComputedStyle(e), WHITE);
+      if (c !== WHITE) return c; // a solid colour or null
+    }
+    return WHITE; // the canvas
+  }
+  function scaleOf(transform) {
+    const m = /^matrix(3d)?\(([^)]+)\)/.exec(transform);
+    if (!m) return 1;
+    const v = m[2].split(",").map(parseFloat);
+    const [a, b, c, d] = m[1] ? [v[0], v[1], v[4], v[5]] : v;
+    return Math.min(Math.hypot(a, b), Math.hypot(c, d));
+  }
+  // Clip paths that leave nothing: inset by half or all, a zero circle or ellipse, a polygon of
+  // one point.
+  function clipsAll(cp) {
+    if (cp === "none") return false;
+    if (/^inset\((50|100)%/.test(cp) || /^(circle|ellipse)\(0(px|%)?[ )]/.test(cp)) return true;
+    const poly = /^polygon\(([^)]*)\)/.exec(cp);
+    return Boolean(poly) && new Set(poly[1].split(",").map((p) => p.trim())).size === 1;
+  }
+  // Is the text of ``el`` (``node`` its first text node) out of a person's sight? ``look`` is
+  // the walker's appearance of ``el`` (null for a document's root), ``backdrop`` and ``scale``
+  // what its ancestry paints behind it and the transforms' scale.
+  function textUnseen(el, style, look, node, backdrop, scale) {
+    if (parseFloat(style.fontSize) * scale <= MIN_FONT) return true;
+    if (!look || look.noBox) return backdrop !== null && inkLost(style, backdrop) && lostOnPaint(el, node, style);
+    // Indented out of its own clipping box (image replacement: text-indent: -9999px).
+    if (look.clips && parseFloat(style.textIndent) <= -look.box.w) return true;
+    // A box partly outside what its clipping ancestors show: is the text itself outside?
+    if (!contains(look.state.reach, look.box)) {
+      const t = textBox(node);
+      if (t.w > 0 && !meets(t, look.state.reach)) return true;
+    }
+    return backdrop !== null && inkLost(style, backdrop) && lostOnPaint(el, node, style);
+  }
+  function lostOnPaint(el, node, style) {
+    const painted = paintedBackdrop(el, textBox(node));
+    return painted !== null && inkLost(style, painted);
+  }
+
+  const api = { inter, meets, contains, coverOf, pageState, textUnseen, textBox, backdropOf, scaleOf, clipsAll, WHITE };
   Object.defineProperty(globalThis, KEY, { value: api, enumerable: false });
   return api;
 })();

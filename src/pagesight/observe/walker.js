@@ -28,7 +28,8 @@
   const { hooksOf, statesOf, classState, activeDescendant, deepActive, dragSource, dropZone, opensFiles, undrawnFileInputs } =
     globalThis[Symbol.for("pagesight.states")];
   // Boxes, what covers them and the page's visible and reachable areas (sight.js).
-  const { inter, meets, coverOf, pageState } = globalThis[Symbol.for("pagesight.sight")];
+  const { inter, meets, coverOf, pageState, textUnseen, textBox, backdropOf, scaleOf, clipsAll, WHITE } =
+    globalThis[Symbol.for("pagesight.sight")];
   const hooks = hooksOf(globalThis);
 
   const ELEMENT = 1;
@@ -108,6 +109,11 @@
     return el.childNodes;
   }
 
+  function firstText(el) {
+    for (const k of composedChildren(el)) if (k.nodeType === TEXT && k.data.trim()) return k;
+    return null;
+  }
+
   function pushText(out, text) {
     const last = out.length ? out[out.length - 1] : null;
     if (typeof last === "string") out[out.length - 1] = last + text;
@@ -115,15 +121,23 @@
   }
 
   // Walks the composed children into ``out``; true when the element has text of its own.
-  function walkChildren(el, ctx, out) {
+  // ``style`` and ``look`` are the element's (look is null for a document's root): its text is
+  // left out when a person could not read it (sight.js), decided once, at its first text.
+  function walkChildren(el, ctx, out, style, look) {
     const kids = composedChildren(el);
     let own = false;
+    let unseen = null;
     for (let i = 0; i < kids.length; i++) {
       const k = kids[i];
       if (k.nodeType === TEXT) {
         if (ctx.invisible) continue;
         const d = k.data;
-        if (d.trim()) { pushText(out, d.replace(/[\s\u00a0]+/g, " ")); own = true; }
+        if (d.trim()) {
+          if (unseen === null) unseen = textUnseen(el, style, look, k, ctx.backdrop, ctx.scale);
+          if (unseen) continue;
+          pushText(out, d.replace(/[\s\u00a0]+/g, " "));
+          own = true;
+        }
         else if (d.length && typeof out[out.length - 1] === "string") pushText(out, " ");
       } else if (k.nodeType === ELEMENT) {
         if (walkElement(k, ctx, out)) own = true;
@@ -194,7 +208,7 @@
     }
     const child = childContext(el, tag, style, look, kind, ctx);
     let content = [];
-    const ownText = !FORM_FIELD.has(tag) && walkChildren(el, child, content);
+    const ownText = !FORM_FIELD.has(tag) && walkChildren(el, child, content, style, look);
     if (tag === "label" && el.control) {
       emitLabel(el, content, look, ctx, out);
       return;
@@ -213,7 +227,10 @@
     // Occlusion, by hit-testing; an element that lets the pointer through cannot be tested.
     const speaks = actionable || kind.role === "heading" || kind.role === "img" || ownText;
     if (speaks && shown && look.onscreen && style.pointerEvents !== "none") {
-      const cover = coverOf(el, inter(look.box, look.state.clip), look.state);
+      // Text is tested where it is drawn (a short line in a wide block may be covered alone).
+      const first = ownText && !actionable && kind.role !== "img" ? firstText(el) : null;
+      const area = first ? inter(textBox(first), look.box) : look.box;
+      const cover = coverOf(el, inter(area.w >= 1 && area.h >= 1 ? area : look.box, look.state.clip), look.state);
       if (cover === "scrolled") look.onscreen = false; // under a fixed header: scroll to see it
       else if (cover === "covered") {
         if (actionable || kind.role === "heading" || kind.role === "img") return;
@@ -266,9 +283,8 @@
       if (pos === "absolute" || pos === "fixed") {
         const clip = style.clip;
         if (clip !== "auto" && (box.w <= 1 || box.h <= 1 || /rect\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\)/.test(clip))) return null;
-        const cp = style.clipPath;
-        if (cp !== "none" && /^inset\((50|100)%/.test(cp)) return null;
       }
+      if (clipsAll(style.clipPath)) return null; // clipped to nothing, wherever it is placed
       // Clipped away: outside everything any scrolling could reveal (unless its content
       // overflows it back into view, as a carousel's translated track does).
       if (box.w >= 1 && box.h >= 1 && !meets(box, state.reach) && !overflowsBox(el, clips)) return null;
@@ -346,7 +362,8 @@
       }
     }
     // A transform makes a containing block even for fixed descendants; only parents matter.
-    const transformed = el.firstElementChild !== null && !look.phrasing && style.transform !== "none";
+    const transform = look.phrasing ? "none" : style.transform;
+    const transformed = el.firstElementChild !== null && transform !== "none";
     const positioned = look.pos !== "static" || transformed;
     return {
       state: inner,
@@ -366,6 +383,10 @@
       modal: ctx.modal,
       active: ctx.active, activeOption: ctx.activeOption, frames: ctx.frames, offset: ctx.offset,
       viewArea: ctx.viewArea, fileInputs: ctx.fileInputs,
+      // What is painted behind the text inside, and how much transforms shrink it (a plain
+      // phrasing element is taken to paint nothing of its own, to keep its cost low).
+      backdrop: look.phrasing ? ctx.backdrop : backdropOf(style, ctx.backdrop),
+      scale: transform === "none" ? ctx.scale : ctx.scale * scaleOf(transform),
     };
   }
 
@@ -706,10 +727,16 @@
       modal, inModal: false,
       active, activeOption: activeDescendant(active), frames: ctx.frames, offset: ctx.offset,
       viewArea: vw * vh, fileInputs: undrawnFileInputs(doc),
+      backdrop: null, scale: 1,
     };
     const out = [];
     const root = doc.body || doc.documentElement;
-    if (root) walkChildren(root, full, out);
+    if (root) {
+      const rootStyle = view.getComputedStyle(root);
+      const html = root === doc.documentElement ? WHITE : backdropOf(view.getComputedStyle(doc.documentElement), WHITE);
+      full.backdrop = html && backdropOf(rootStyle, html);
+      walkChildren(root, full, out, rootStyle, null);
+    }
     return out;
   }
 
