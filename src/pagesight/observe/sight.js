@@ -147,11 +147,11 @@
   function inkLost(style, backdrop) {
     const ink = rgba(style.webkitTextFillColor || style.color);
     if (!ink) return false;
-    if (style.textShadow !== "none" || parseFloat(style.webkitTextStrokeWidth) > 0) return false;
     const a = ink[3];
     const seen = [0, 1, 2].map((i) => ink[i] * a + backdrop[i] * (1 - a));
     const l1 = luminance(seen), l2 = luminance(backdrop);
-    return (Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05) < MIN_CONTRAST;
+    if ((Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05) >= MIN_CONTRAST) return false;
+    return style.textShadow === "none" && !(parseFloat(style.webkitTextStrokeWidth) > 0);
   }
   function textBox(node) {
     const range = node.ownerDocument.createRange();
