@@ -33,7 +33,7 @@ from pagesight.testing.script import Reply
 _Q = r"[\"“”「」『』]"  # the quotes an instruction may use, Latin or CJK
 _INSTRUCTION = re.compile(
     rf"(?:\bclick|点击|按下)\s*{_Q}(?P<click>[^\"“”「」『』]+){_Q}"
-    rf"|{_Q}(?P<click_ja>[^\"“”「」『』]+){_Q}\s*(?:を|を押して|を)?クリック"
+    rf"|{_Q}(?P<click_ja>[^\"“”「」『』]+){_Q}\s*を?クリック"
     rf"|\btype\s*{_Q}(?P<text>[^\"“”「」『』]+){_Q}\s*into\s*{_Q}(?P<field>[^\"“”「」『』]+){_Q}"
     rf"|在\s*{_Q}(?P<field_zh>[^\"“”「」『』]+){_Q}\s*中?输入\s*{_Q}(?P<text_zh>[^\"“”「」『』]+){_Q}"
     rf"|\bgo to\s+(?P<url>https?://[^\s\"'<>]+)"
