@@ -153,8 +153,11 @@
     if ((Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05) >= MIN_CONTRAST) return false;
     return style.textShadow === "none" && !(parseFloat(style.webkitTextStrokeWidth) > 0);
   }
+  const ranges = new WeakMap(); // one Range a document, reused: making one costs more than using it
   function textBox(node) {
-    const range = node.ownerDocument.createRange();
+    const doc = node.ownerDocument;
+    let range = ranges.get(doc);
+    if (!range) ranges.set(doc, (range = doc.createRange()));
     range.selectNodeContents(node);
     const r = range.getBoundingClientRect();
     return { x: r.left, y: r.top, w: r.width, h: r.height };
