@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-act bench-vision bench-agent bench-mcp setup system
+.PHONY: demo test lint bench bench-act bench-vision bench-agent bench-mcp bench-load setup system
 
 # The whole product on a fresh machine, offline: Orbit CRM on 127.0.0.1, the steps planner
 # doing the Alice Chen task, a report to open.
@@ -38,6 +38,10 @@ bench-agent: setup
 # benchmarks/node_modules, on the same Debian Chromium: no browser download).
 bench-mcp: setup
 	$(PY) benchmarks/mcp_servers.py
+
+# 8 tabs of one browser acted on at once for 5 minutes: ids, effects, errors and memory.
+bench-load: setup
+	$(PY) benchmarks/load.py
 
 setup: system $(STAMP)
 

@@ -53,7 +53,8 @@ def test_an_action_on_a_page_that_never_settles_completes_not_ready(
     page.playwright.goto(server.url("ready-poll.html"))
     assert page.wait_ready(timeout=1.5) is False  # it polls the network for ever
     refresh = one(page.observe(wait=0), "Refresh", "button")
-    eff = page.act(refresh.id, "click", wait=1.5)
+    # It never settles either: the settling's own bound (timeout=) ends the action.
+    eff = page.act(refresh.id, "click", wait=1.5, timeout=1.5)
     assert not eff.ready
     assert eff.kinds == ("no_op",)  # the button has no handler; the polling changes nothing
     assert eff.to_dict()["ready"] is False

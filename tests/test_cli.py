@@ -2,8 +2,9 @@
 
 Runs that only check the output call :func:`pagesight.cli.main` in-process, attached to the
 session browser with ``--cdp-url`` (no Chromium start per test). The default path (launching
-Chromium) and the failures run as real subprocesses, so "no traceback" is proven on a real
-stderr; the refusals that come before any browser (but one) run in-process.
+Chromium) runs once and the failures run as real subprocesses, so "no traceback" is proven on
+a real stderr; a local file and ``--viewport`` launch a Chromium in-process, and the refusals
+that come before any browser (but one) run in-process.
 """
 
 from __future__ import annotations
@@ -107,21 +108,26 @@ def test_observe_url_prints_the_outline(server: StaticServer) -> None:
     assert len(ids) == 12 and len(set(ids)) == 12, out
 
 
-def test_observe_local_file_path() -> None:
-    # A relative path, as a user types it in the repository.
-    code, out, err = _finish(_start("observe", "tests/pages/form.html"))
+def test_observe_local_file_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A relative path, as a user types it in the repository. In-process (its own Chromium
+    # all the same): the subprocess above already proves the default path as a process.
+    monkeypatch.chdir(REPO)
+    done = run_cli(monkeypatch, "observe", "tests/pages/form.html")
+    code, out, err = done.returncode, done.stdout, done.stderr
     assert (code, err) == (0, "")
     header = out.split("\n", 1)[0]
     assert header == f'page "{FORM_TITLE}" {(PAGES / "form.html").as_uri()} ready'
     assert '] textbox "Full name"' in out
 
 
-def test_viewport_sizes_the_page_and_the_screenshot(server: StaticServer, tmp_path: Path) -> None:
+def test_viewport_sizes_the_page_and_the_screenshot(
+    server: StaticServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     shot = tmp_path / "page.png"
     url = server.url("viewport.html")
-    code, out, err = _finish(
-        _start("observe", url, "--viewport", "900x600", "--screenshot", str(shot))
-    )
+    # In-process: --viewport sizes the Chromium the command launches, which it still does.
+    done = run_cli(monkeypatch, "observe", url, "--viewport", "900x600", "--screenshot", str(shot))
+    code, out, err = done.returncode, done.stdout, done.stderr
     assert (code, err) == (0, ""), err
     assert "Page size: 900x600" in out  # the page's own innerWidth x innerHeight
     with Image.open(shot) as image:

@@ -156,3 +156,68 @@ def test_a_typed_url_is_compared_as_chromium_will_send_it() -> None:
         policy.check("https://bücher.de./")
     with pytest.raises(OriginNotAllowed):
         policy.check("https://bucher.de/")
+
+
+def test_a_blocked_origin_is_refused_whatever_else_is_allowed() -> None:
+    only_blocked = OriginPolicy.of(blocked_origins=["https://*.ads.example"])
+    assert only_blocked.restricts_network
+    assert not only_blocked.allows_origin("https://x.ads.example/")
+    assert only_blocked.allows_origin("https://example.com/")
+    both = OriginPolicy.of(["https://*.example.com"], blocked_origins=["https://bad.example.com"])
+    assert not both.allows_origin("https://bad.example.com/")
+    assert not both.allows_origin("wss://bad.example.com/")  # its WebSocket too
+    assert both.allows_origin("https://good.example.com/")
+    with pytest.raises(OriginNotAllowed, match="blocked origin"):
+        both.check("https://bad.example.com/")
+    with pytest.raises(InvalidOption) as caught:
+        OriginPolicy.of(blocked_origins=["ftp://x"])
+    assert caught.value.option == "blocked_origins"
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "127.0.0.1",
+        "10.1.2.3",
+        "172.16.0.1",
+        "192.168.1.1",
+        "100.64.0.1",
+        "169.254.169.254",
+        "0.0.0.0",
+        "::1",
+        "fe80::1",
+        "fd00::1",
+        "::ffff:127.0.0.1",
+        "::",
+    ],
+)
+def test_private_network_addresses_are_known(address: str) -> None:
+    policy = OriginPolicy.of(["http://*.example.com"])
+    assert not policy.allows_addresses([address])
+    assert not policy.allows_addresses(["93.184.215.14", address])  # any one private
+    assert policy.allows_addresses(["93.184.215.14", "2606:2800:21f:cb07::1"])
+    assert not policy.allows_addresses([])  # a name that resolves to nothing
+
+
+def test_a_private_address_loads_only_when_named_exactly() -> None:
+    wide = OriginPolicy.of(["http://*.localhost:*", "http://*.example.com"])
+    assert not wide.allows_origin("http://app.localhost:8000/")  # loopback by name
+    assert wide.lookup_needed("http://app.localhost:8000/") is None  # no look-up needed
+    # A name a wildcard allows is looked up before it loads; a name listed exactly is not.
+    assert wide.lookup_needed("http://shop.example.com/") == "shop.example.com"
+    exact = OriginPolicy.of(["http://intranet.example.com", "http://127.0.0.1:*", "[::1]:8000"])
+    assert exact.lookup_needed("http://intranet.example.com/") is None
+    assert exact.allows_origin("http://127.0.0.1:5000/")
+    assert exact.allows_origin("http://[::1]:8000/")
+    with pytest.raises(OriginNotAllowed, match="private-network address"):
+        wide.check("http://app.localhost:8000/")
+    assert OriginPolicy.of().lookup_needed("http://a.example.com/") is None  # no list
+
+
+def test_websockets_are_held_to_the_allowed_list_by_a_csp() -> None:
+    policy = OriginPolicy.of(["https://*.example.com", "http://127.0.0.1:*", "example.org"])
+    assert policy.connect_sources() == (
+        "connect-src http: https: data: blob: wss://*.example.com:443 ws://127.0.0.1:* "
+        "ws://example.org:80 wss://example.org:443"
+    )
+    assert OriginPolicy.of(blocked_origins=["https://x.example"]).connect_sources() is None

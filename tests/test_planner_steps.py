@@ -155,13 +155,24 @@ def test_every_step_form_runs_and_the_page_keeps_what_was_saved(
     # drag — 10 rounds for 15 actions, and a last decision that said done.
     assert _sizes(result) == [1, 2, 4, 1, 1, 1, 1, 1, 2, 1]
     assert result.rounds == 10 and len(result.steps) == 11
-    if case == "english":  # the same script one action a round: a round for each of the 15
-        alone, _ = _run(browser, server, script, tmp_path / "alone", start="agent-done.html",
-                        base=tmp_path, batch=False)  # fmt: skip
-        assert alone.stop_reason == "done" and _sizes(alone) == [1] * 15
     # No file of the run holds the secret, which the page did get.
     for path in (tmp_path / "run").iterdir():
         assert TOKEN.encode() not in path.read_bytes(), path.name
+
+
+def test_without_batching_each_step_is_a_round_of_its_own(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # The script's first seven lines, which batch into rounds of 1, 2 and 4 (the test above):
+    # one action a round instead. Not the whole script again: these are all its batches.
+    script = "\n".join(ENGLISH.splitlines()[:8]) + "\n"
+    (tmp_path / "avatar.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    alone, state = _run(
+        browser, server, script, tmp_path / "alone", start="agent-done.html", base=tmp_path,
+        batch=False,
+    )  # fmt: skip
+    assert alone.stop_reason == "done" and _sizes(alone) == [1] * 7
+    assert state["formHidden"] is False  # the form is open, filled, not yet saved
 
 
 def test_two_candidates_too_close_to_call_are_refused_and_nothing_is_clicked(

@@ -14,6 +14,7 @@ from agent_support import Broken, FailingPlanner, ref
 from conftest import StaticServer
 from pagesight import Action, Agent, Batch, Browser, Done
 from pagesight.agent import ScriptedPlanner, State
+from pagesight.errors import RecordsNotWritten
 from pagesight.vision.images import decode_png
 
 TOKEN = "tok-8f3a-SECRET-55"
@@ -432,7 +433,7 @@ def test_no_summary_when_the_last_records_of_a_run_cannot_be_written(
         return Done()
 
     agent = Agent(browser, ScriptedPlanner([done]), out=tmp_path)
-    with pytest.raises(IsADirectoryError):
+    with pytest.raises(RecordsNotWritten, match=r"the run's report.html in .*: Is a directory"):
         agent.run(server.url("agent-done.html"))
     if agent.page is not None:
         agent.page.close()

@@ -2,7 +2,8 @@
 decides for itself is kept apart: past the script's end a chat fake answers with a text reply
 and the Decisions fake with a loud 500; a script's function that raises is a 400 in a chat
 fake (never retried) and a 500 in the Decisions fake; every answer carries a request id; a
-body that is not JSON is refused before the script plays, and listed as refused."""
+body that is not JSON is refused before the script plays, and listed as refused; a Drop
+closes the connection with no answer, and the next request is served as scripted."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 
 from pagesight.errors import DecisionsError
 from pagesight.planners.decisions import DecisionsClient, Question
-from pagesight.testing import FakeAnthropic, FakeOpenAI, Reply
+from pagesight.testing import Drop, FakeAnthropic, FakeOpenAI, Reply
 from pagesight.testing.decisions import DecisionsRequest, FakeDecisionsServer, Hang
 
 KEY = "test-key"
@@ -39,6 +40,16 @@ def test_a_chat_fake_past_its_script_replies_in_text_and_a_raising_script_is_a_4
     assert len(fake.requests) == 3
     ids = [r.headers["x-request-id"] for r in (first, broken, past, not_json)]
     assert ids == ["fake-0001", "fake-0002", "fake-0003", "fake-0004"]
+
+
+def test_a_drop_closes_the_connection_without_an_answer_and_the_script_goes_on() -> None:
+    with FakeOpenAI([Drop(), Reply(text="after")]) as fake:
+        url = f"{fake.base_url}/chat/completions"
+        with pytest.raises(httpx.RemoteProtocolError, match="without sending a response"):
+            httpx.post(url, json=CHAT)
+        after = httpx.post(url, json=CHAT)
+    assert after.json()["choices"][0]["message"]["content"] == "after"
+    assert fake.requests == [CHAT, CHAT] and len(fake.usages) == 1  # the drop sent no reply
 
 
 def test_an_anthropic_fake_with_a_wrong_key_still_records_what_was_sent() -> None:

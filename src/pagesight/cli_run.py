@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -29,12 +30,36 @@ DECISIONS = "decisions"
 """``--model decisions:MODEL``: the Decisions API's probability planner."""
 
 
-def _secret(value: str) -> tuple[str, str]:
-    name, sep, secret = value.partition("=")
-    if not sep or not name.strip():
+def secret_option(value: str) -> tuple[str, str]:
+    """``--secret NAME=VALUE``, ``NAME@ORIGIN[,ORIGIN…]=VALUE``, or ``NAME=`` (the value from
+    ``PAGESIGHT_SECRET_NAME``): the key (name and scope) and the value."""
+    key, sep, secret = value.partition("=")
+    if not sep or not key.partition("@")[0].strip():
         # Never echo it: a value given without its NAME= is still a secret.
         raise argparse.ArgumentTypeError("expected NAME=VALUE (what was given is not shown)")
-    return name.strip(), secret
+    return key.strip(), secret
+
+
+def checked_secrets(given: list[tuple[str, str]]) -> dict[str, str]:
+    """The ``--secret`` options and the ``PAGESIGHT_SECRET_<NAME>`` variables, a bad name or
+    scope refused (as ``--secret``) before a browser starts."""
+    from pagesight.agent.secrets import Secrets, gathered
+
+    secrets = gathered(given, os.environ)
+    try:
+        Secrets(secrets)
+    except InvalidOption as exc:
+        raise InvalidOption("secret", str(exc)) from exc
+    return secrets
+
+
+SECRET_HELP = (
+    "a value {{NAME}} stands for, typed into the page but never shown or written: "
+    "NAME=VALUE; NAME@ORIGIN[,ORIGIN]=VALUE to type it only on those origins (another is "
+    "refused); NAME= (or NAME@ORIGIN=) to read it from the environment variable "
+    "PAGESIGHT_SECRET_NAME, out of the process list. Every PAGESIGHT_SECRET_<NAME> set is "
+    "a secret too"
+)
 
 
 def _price(value: str) -> tuple[float, float]:
@@ -114,13 +139,32 @@ def add_run_options(
     )
     run.add_argument(
         "--secret",
-        type=_secret,
+        type=secret_option,
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="a value {{NAME}} in a step stands for (else the environment variable NAME)",
+        help=SECRET_HELP + " (a script's {{NAME}} may also come from the variable NAME)",
     )
     run.add_argument("--cdp-url", default=None, help="attach to a running Chromium instead")
+    run.add_argument(
+        "--allowed-origins",
+        default=None,
+        metavar="LIST",
+        help="origins the pages may load anything from, separated by ; or , "
+        "(http://127.0.0.1:*, https://*.example.com); every other request is refused, and "
+        "so are private-network addresses not named in it; the text layer is skipped",
+    )
+    run.add_argument(
+        "--blocked-origins",
+        default=None,
+        metavar="LIST",
+        help="origins refused whatever else is allowed, separated by ; or ,",
+    )
+    run.add_argument(
+        "--allow-file-access",
+        action="store_true",
+        help="allow file:// pages while --allowed-origins is set (refused otherwise)",
+    )
     run.add_argument("--viewport", type=viewport, default=None, metavar="WxH")
     run.add_argument(
         "--timeout",
@@ -163,22 +207,26 @@ def run(args: argparse.Namespace) -> int:
             "cdp_url", "an attached browser keeps its windows: no --headed or --viewport"
         )
     check_out(args.out)
+    origins = _origin_options(args)
     if args.steps is not None:
         check_not_replaying_into_itself(args.steps, args.out)
+    given = checked_secrets(args.secret)
     planner: Planner
     text_layer: TextLayerResult | None = None
     if args.goal is not None:
         chosen = goal_planner(args)
-        planner, secrets = chosen.planner, dict(args.secret)
+        planner, secrets = chosen.planner, given
         max_steps = args.max_steps or 15
-        if chosen.model is not None and not args.no_text_layer:
+        # The text layer reads the page outside the browser, where the origin guard is not.
+        guarded = origins["allowed_origins"] is not None or origins["blocked_origins"]
+        if chosen.model is not None and not args.no_text_layer and not guarded:
             text_layer = _try_text_layer(args, chosen.model, secrets)
             if text_layer.run is not None:
                 _print_result(text_layer.run, planner, secrets, steps=True)
                 return 0
     else:
         steps = StepsPlanner.from_file(args.steps)
-        planner, secrets = steps, steps.secrets(dict(args.secret))
+        planner, secrets = steps, steps.secrets(given)
         max_steps = args.max_steps or max(15, 2 * len(steps.steps) + 1)
     result = run_agent(
         args.url,
@@ -192,8 +240,26 @@ def run(args: argparse.Namespace) -> int:
         cdp_url=args.cdp_url,
         text_layer=text_layer,
         timeout=args.timeout,
+        origins=origins,
     )
     return 0 if result.reached else 3
+
+
+def _origin_options(args: argparse.Namespace) -> dict[str, Any]:
+    """``--allowed-origins``, ``--blocked-origins`` and ``--allow-file-access`` as the
+    browser's options, checked before it starts (InvalidOption naming a bad pattern)."""
+    from pagesight.guard.origins import OriginPolicy
+    from pagesight.mcp.command import origin_list
+
+    options: dict[str, Any] = {
+        "allowed_origins": origin_list("allowed_origins", args.allowed_origins),
+        "blocked_origins": origin_list("blocked_origins", args.blocked_origins),
+        "allow_file_access": True if args.allow_file_access else None,
+    }
+    OriginPolicy.of(
+        options["allowed_origins"], options["allow_file_access"], options["blocked_origins"]
+    )
+    return options
 
 
 def check_out(value: str | None) -> None:
@@ -314,6 +380,7 @@ def run_agent(
     cdp_url: str | None = None,
     text_layer: TextLayerResult | None = None,
     timeout: float = 30.0,
+    origins: Mapping[str, Any] | None = None,
 ) -> RunResult:
     """Run ``planner`` from ``url`` with a line on the terminal per step, then the summary
     and where the report is (``pagesight run`` with steps or a goal, and the demo)."""
@@ -321,10 +388,13 @@ def run_agent(
     from pagesight.browser.viewport import DEFAULT_VIEWPORT
 
     show = _progress(secrets)
+    guard = dict(origins or {})  # the origin policy (see _origin_options)
     if cdp_url:
-        browser = Browser.connect(cdp_url)
+        browser = Browser.connect(cdp_url, **guard)
     else:
-        browser = Browser.launch(headless=not headed, viewport=viewport or DEFAULT_VIEWPORT)
+        browser = Browser.launch(
+            headless=not headed, viewport=viewport or DEFAULT_VIEWPORT, **guard
+        )
     with browser:
         agent = Agent(
             browser,

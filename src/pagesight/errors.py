@@ -7,6 +7,7 @@
     │   ├── UnsupportedURL         a scheme pagesight cannot open (http, https, file, about, data)
     │   ├── NavigationError        the URL could not be loaded (refused, unknown host, …)
     │   ├── OriginNotAllowed       the browser's origin policy refused the URL (allowed_origins)
+    │   ├── SecretNotAllowedHere   a secret typed on an origin it is not scoped to; nothing typed
     │   ├── ConnectError           nothing answers at the CDP URL given to Browser.connect
     │   ├── InvalidOption          an option out of range (also a ValueError); names the option
     │   ├── ActionError            an action that cannot run as asked; ``reason`` says why
@@ -21,6 +22,7 @@
         ├── PageCrashed            the page's renderer crashed or the tab was closed
         ├── PageUnresponsive       the page did not answer in time (a script keeps it busy)
         ├── ProtocolError          a DevTools/Playwright failure we could not classify
+        ├── RecordsNotWritten      a run's records could not be written (a full disk, say)
         ├── OcrFailed              tesseract ran but failed (a bad image, a crash, a time-out)
         └── ModelError             a model's server refused, failed, timed out or answered garbage
             ├── VisionModelError   a vision-language model did not answer usably
@@ -78,6 +80,18 @@ class OriginNotAllowed(InputError):
     ) -> None:
         super().__init__(message)
         self.url = url
+        self.origin = origin
+        self.allowed = allowed
+
+
+class SecretNotAllowedHere(InputError):
+    """A secret scoped to some origins (``NAME@https://bank.example``) was to be typed on a
+    page or frame of another origin: nothing was typed. ``name`` is the secret's name,
+    ``origin`` where it was to go, ``allowed`` the origins it is scoped to."""
+
+    def __init__(self, message: str, *, name: str, origin: str, allowed: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.name = name
         self.origin = origin
         self.allowed = allowed
 
@@ -178,6 +192,12 @@ class PageUnresponsive(RuntimeFailure):
 
 class ProtocolError(RuntimeFailure):
     """A DevTools Protocol or Playwright call failed for a reason pagesight cannot classify."""
+
+
+class RecordsNotWritten(RuntimeFailure, OSError):
+    """A run's records could not be written to its folder (the disk is full, the folder
+    went). Also an :class:`OSError`, carrying the ``errno`` of the write that failed; what
+    was written before it stays whole."""
 
 
 class OcrNotFound(SetupError):

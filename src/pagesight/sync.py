@@ -202,6 +202,10 @@ class Page:
         """See :meth:`pagesight.aio.AsyncPage.wait_ready`."""
         return self._loop.run(self._page.wait_ready(timeout))
 
+    def frame_url(self, element_id: int) -> str:
+        """See :meth:`pagesight.aio.AsyncPage.frame_url`."""
+        return self._loop.run(self._page.frame_url(element_id))
+
     def locate(self, element_id: int) -> ElementLocation:
         """See :meth:`pagesight.aio.AsyncPage.locate`."""
         return self._loop.run(self._page.locate(element_id))
@@ -332,6 +336,7 @@ class Browser:
         vision_model: Captioner | None = None,
         allowed_origins: Sequence[str] | None = None,
         allow_file_access: bool | None = None,
+        blocked_origins: Sequence[str] | None = None,
     ) -> Browser:
         """See :meth:`pagesight.aio.AsyncBrowser.launch`."""
         loop = _Loop()
@@ -348,6 +353,7 @@ class Browser:
                     vision_model=vision_model,
                     allowed_origins=allowed_origins,
                     allow_file_access=allow_file_access,
+                    blocked_origins=blocked_origins,
                 )
             )
         except BaseException:
@@ -366,6 +372,7 @@ class Browser:
         vision_model: Captioner | None = None,
         allowed_origins: Sequence[str] | None = None,
         allow_file_access: bool | None = None,
+        blocked_origins: Sequence[str] | None = None,
     ) -> Browser:
         """See :meth:`pagesight.aio.AsyncBrowser.connect`."""
         loop = _Loop()
@@ -379,6 +386,7 @@ class Browser:
                     vision_model=vision_model,
                     allowed_origins=allowed_origins,
                     allow_file_access=allow_file_access,
+                    blocked_origins=blocked_origins,
                 )
             )
         except BaseException:

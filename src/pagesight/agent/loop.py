@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 from pagesight.agent.decision import Action, Batch, Decision, Done, Stop
 from pagesight.agent.planner import Planner
 from pagesight.agent.registry import ToolRegistry
-from pagesight.agent.secrets import Secrets, black_out
+from pagesight.agent.secrets import Secrets, hide_secrets
 from pagesight.agent.session import Session
 from pagesight.agent.skills import Skills
 from pagesight.agent.state import (
@@ -64,7 +64,9 @@ class AsyncAgent:
 
     ``tools``: folders of extra tools (one ``async def`` a file); ``skills``: folders of
     extra skills (``*/SKILL.md``); ``secrets``: values a tool argument names as
-    ``{{NAME}}``, typed into the page but never written anywhere; ``out``: the run's folder
+    ``{{NAME}}``, typed into the page but never written anywhere (a key
+    ``NAME@ORIGIN[,ORIGIN…]`` types it only on those origins, see
+    :class:`~pagesight.agent.secrets.Secrets`); ``out``: the run's folder
     (default ``runs/<UTC timestamp>/``; a folder used before is cleared first);
     ``on_step``: called with each StepRecord once it is written (live progress);
     ``timeout``: seconds the page may take to load, and to answer each observation (a page
@@ -352,19 +354,9 @@ class AsyncAgent:
     def _drawn(
         self, capture: Capture, obs: Observation | None, marked: tuple[Element, ...]
     ) -> bytes:
-        """``capture`` with ``marked`` marked and every field of ``obs`` that shows a secret
-        blacked out (blocking: run it in a thread)."""
-        png = capture.marked(marked) if marked else capture.shot.png
-        if obs is None or not self._secrets.values:
-            return png
-        boxes = tuple(
-            el.bounds
-            for el in obs.elements
-            if el.bounds is not None and el.value is not None and self._secrets.shown_in(el.value)
-        )
-        if not boxes:
-            return png
-        return black_out(png, boxes, scale=capture.shot.scale)
+        """``capture`` with ``marked`` marked and every element of ``obs`` that shows a
+        secret blacked out (blocking: run it in a thread)."""
+        return hide_secrets(capture, obs, self._secrets, marked=marked)
 
 
 def mask_exception(exc: BaseException, secrets: Secrets) -> None:

@@ -153,7 +153,7 @@ async def run_step(step: PageStep, session: Session) -> ToolResult:
     :func:`effect_result`)."""
     page = session.page
     try:
-        args = session.secrets.fill(step.args)
+        args = await filled(step, session)
         if step.action == "navigate":
             effect = await page.navigate(**args)
         elif step.action == "back":
@@ -163,6 +163,25 @@ async def run_step(step: PageStep, session: Session) -> ToolResult:
     except InputError as exc:
         return _failure(exc, session)
     return effect_result(effect, session)
+
+
+async def filled(step: PageStep, session: Session) -> dict[str, Any]:
+    """``step``'s arguments with its secrets filled in, each checked against where it goes:
+    the origin of the frame holding the element, or of the URL navigated to (a secret
+    scoped elsewhere raises SecretNotAllowedHere, and nothing is typed)."""
+    secrets = session.secrets
+    if not secrets.named_in(step.args):
+        return step.args
+    if step.action == "navigate":
+        url = secrets.fill(step.args.get("url", ""))
+        return dict(secrets.fill_for(step.args, at=url, where="the URL navigated to"))
+    if step.ref is None:  # a key to whatever has focus: no one frame it goes to
+        return dict(secrets.fill_for(step.args, at=None, where="a key sent to the focus"))
+    # The element's own document, not the tab's URL: a field in a frame of another origin
+    # is that origin's. Its id is tied to that document, so the origin cannot change under
+    # it before the action runs (a frame that navigates makes the id stale).
+    at = await session.page.frame_url(step.ref)
+    return dict(secrets.fill_for(step.args, at=at, where=f"the element [{step.ref}]"))
 
 
 def effect_result(effect: Effect, session: Session) -> ToolResult:

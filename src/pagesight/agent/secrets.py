@@ -3,9 +3,14 @@
 A tool argument says ``{{NAME}}``; :meth:`Secrets.fill` puts the value in at the moment the
 page is acted on, and :meth:`Secrets.mask` turns every value back into ``{{NAME}}`` in what
 comes back (an Effect's text, an outline showing the field's value), so only the placeholder
-is ever kept or written. :func:`black_out` does the same for a screenshot: the boxes of the
-fields that show a secret are painted over (a secret the page prints elsewhere as text is not
-found on the image).
+is ever kept or written. :func:`hide_secrets` does the same for a screenshot: the boxes of the
+fields (and named elements) that show a secret are painted over before it is saved or sent.
+
+A secret may be scoped to origins (``NAME@https://bank.example`` as its key, several
+separated by commas; patterns as ``allowed_origins`` takes them): it is then filled in only
+for a page whose origin — the origin of the frame holding the field, or of the URL navigated
+to — is one of them, and anywhere else :class:`~pagesight.errors.SecretNotAllowedHere` is
+raised before anything is typed.
 """
 
 from __future__ import annotations
@@ -13,23 +18,29 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, quote_plus
 
 from PIL import ImageDraw
 
-from pagesight.errors import InvalidOption
+from pagesight.errors import InvalidOption, SecretNotAllowedHere
+from pagesight.guard.origins import OriginPolicy, origin_of
 from pagesight.observe.tree import Bounds
 from pagesight.vision.images import decode_png, encode_png
+
+if TYPE_CHECKING:
+    from pagesight.observe.observation import Element, Observation
+    from pagesight.vision.screen import Capture
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
 
 class Secrets:
-    """Named secret values (``{"PASSWORD": "…"}``)."""
+    """Named secret values (``{"PASSWORD": "…"}``); a key ``NAME@ORIGIN[,ORIGIN…]``
+    (``"PASSWORD@https://bank.example"``) scopes the secret ``NAME`` to those origins."""
 
     def __init__(self, values: Mapping[str, str] | None = None) -> None:
-        values = dict(values or {})
+        values, self._scopes = _scoped(values or {})
         for name, value in values.items():
             if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
                 raise InvalidOption(
@@ -62,9 +73,48 @@ class Secrets:
     def values(self) -> tuple[str, ...]:
         return tuple(self._values.values())
 
+    def scope(self, name: str) -> tuple[str, ...] | None:
+        """The origins the secret ``name`` is scoped to (``None``: any)."""
+        policy = self._scopes.get(name)
+        return None if policy is None else tuple(p.text for p in policy.allowed or ())
+
+    def named_in(self, value: Any) -> set[str]:
+        """The names of ``{{NAME}}`` placeholders in ``value`` (strings, lists, dicts)."""
+        if isinstance(value, str):
+            return set(_PLACEHOLDER.findall(value))
+        if isinstance(value, list | tuple):
+            return set().union(*(self.named_in(v) for v in value))
+        if isinstance(value, dict):
+            return set().union(*(self.named_in(v) for v in value.values()))
+        return set()
+
+    def fill_for(self, value: Any, *, at: str | None, where: str = "the page") -> Any:
+        """:meth:`fill`, once every secret ``value`` names may be typed at the URL ``at``
+        (the frame holding the field, or the URL navigated to; ``None``: no known place, as
+        for a key sent to whatever has focus). A secret scoped to other origins raises
+        :class:`~pagesight.errors.SecretNotAllowedHere` (``where`` says what is at ``at``),
+        and nothing is filled."""
+        for name in sorted(self.named_in(value)):
+            policy = self._scopes.get(name)
+            if policy is None or (at is not None and policy.allows_origin(at)):
+                continue
+            allowed = tuple(p.text for p in policy.allowed or ())
+            origin = origin_of(at) if at is not None else "no known origin"
+            raise SecretNotAllowedHere(
+                f"the secret {{{{{name}}}}} may be typed only on {', '.join(allowed)}, and "
+                f"{where} is on {origin}; nothing was typed. Type it on a page of "
+                f"{'that origin' if len(allowed) == 1 else 'those origins'}, or give the "
+                f"secret for {origin} too",
+                name=name,
+                origin=origin,
+                allowed=allowed,
+            )
+        return self.fill(value)
+
     def fill(self, value: Any) -> Any:
         """``value`` (a string, or lists and dicts of them) with each ``{{NAME}}`` replaced by
-        its secret; an unknown name raises ``InvalidOption`` naming those there are."""
+        its secret, wherever it is to go (see :meth:`fill_for`, which checks the secret's
+        origins); an unknown name raises ``InvalidOption`` naming those there are."""
         if isinstance(value, str):
             return _PLACEHOLDER.sub(self._value_of, value)
         if isinstance(value, list | tuple):
@@ -98,6 +148,89 @@ class Secrets:
     def shown_in(self, text: str) -> bool:
         """Whether ``text`` shows any secret value."""
         return any(secret in text for secret in self._values.values())
+
+
+ENV_PREFIX = "PAGESIGHT_SECRET_"
+"""``PAGESIGHT_SECRET_<NAME>``: the environment variable a secret ``NAME`` is read from."""
+
+
+def gathered(given: Sequence[tuple[str, str]], environ: Mapping[str, str]) -> dict[str, str]:
+    """The secrets of a command: each ``--secret KEY=VALUE`` (a KEY ``NAME@ORIGIN,…`` scoped;
+    an empty VALUE read from ``PAGESIGHT_SECRET_<NAME>``, so it stays out of the process
+    list), and every other ``PAGESIGHT_SECRET_<NAME>`` set (any origin)."""
+    out: dict[str, str] = {}
+    named: set[str] = set()
+    for key, typed in given:
+        name = key.partition("@")[0].strip()
+        value = typed or environ.get(ENV_PREFIX + name, "")
+        if not value:
+            raise InvalidOption(
+                "secret",
+                f"{name}= takes its value from the environment variable "
+                f"{ENV_PREFIX}{name}, which is not set; set it, or give {name}=VALUE",
+            )
+        out[key] = value
+        named.add(name)
+    for variable, value in environ.items():
+        name = variable.removeprefix(ENV_PREFIX)
+        if variable.startswith(ENV_PREFIX) and name and value and name not in named:
+            out[name] = value
+    return out
+
+
+def _scoped(given: Mapping[str, str]) -> tuple[dict[str, str], dict[str, OriginPolicy]]:
+    """The values by plain name, and the origin policy of each name given as
+    ``NAME@ORIGIN[,ORIGIN…]``."""
+    if not isinstance(given, Mapping):
+        raise InvalidOption(
+            "secrets", f"secrets is a dict of names to values, not {type(given).__name__}"
+        )
+    values: dict[str, str] = {}
+    scopes: dict[str, OriginPolicy] = {}
+    for key, value in given.items():
+        if not isinstance(key, str):
+            raise InvalidOption("secrets", f"a secret's name is a word like PASSWORD, not {key!r}")
+        name, at, origins = key.partition("@")
+        name = name.strip()
+        if name in values:
+            raise InvalidOption("secrets", f"the secret {name} is given twice; give it once")
+        values[name] = value
+        if not at:
+            continue
+        patterns = [o.strip() for o in origins.split(",") if o.strip()]
+        if not patterns:
+            raise InvalidOption(
+                "secrets", f"{key!r}: name the origins after the @, e.g. {name}@https://example.com"
+            )
+        try:
+            scopes[name] = OriginPolicy.of(patterns)
+        except InvalidOption as exc:
+            raise InvalidOption("secrets", f"the secret {name}'s scope: {exc}") from exc
+    return values, scopes
+
+
+def hide_secrets(
+    capture: Capture,
+    obs: Observation | None,
+    secrets: Secrets,
+    *,
+    marked: tuple[Element, ...] = (),
+) -> bytes:
+    """The PNG of ``capture`` (the page ``obs`` was read from), ``marked`` elements marked,
+    with every element of ``obs`` that shows a secret — a field holding one, a text naming
+    one — painted black: the one step every screenshot saved or sent goes through (the
+    screenshot tool and MCP's image, the run's records, a planner's view). Blocking (PIL):
+    run it in a thread."""
+    png = capture.marked(marked) if marked else capture.shot.png
+    if obs is None or not secrets.values:
+        return png
+    boxes = tuple(
+        el.bounds
+        for el in obs.elements
+        if el.bounds is not None
+        and (secrets.shown_in(el.name) or (el.value is not None and secrets.shown_in(el.value)))
+    )
+    return black_out(png, boxes, scale=capture.shot.scale)
 
 
 def _in_urls(value: str) -> set[str]:

@@ -103,6 +103,8 @@ class AsyncBrowser:
         self._fitting: dict[PlaywrightPage, asyncio.Future[None]] = {}
         self._origins = origins or OriginPolicy()
         self._guard = guard
+        self._requests_seen: dict[AsyncPage, int] = {}
+        """Per tab, where the log of refused requests stood at its last observation."""
         if viewport is not None:  # every tab, also those a page opens, gets the page size
             context.on("page", self._on_page)
 
@@ -120,6 +122,7 @@ class AsyncBrowser:
         vision_model: Captioner | None = None,
         allowed_origins: Sequence[str] | None = None,
         allow_file_access: bool | None = None,
+        blocked_origins: Sequence[str] | None = None,
     ) -> AsyncBrowser:
         """Start the system Chromium headless (by default) and connect to it.
 
@@ -133,16 +136,30 @@ class AsyncBrowser:
         :class:`~pagesight.vision.VlmClient`) adds a caption to vision observations.
 
         ``allowed_origins`` (``["https://example.com", "http://127.0.0.1:*",
-        "https://*.example.com"]``) is the origin policy, enforced by Chromium for every tab,
-        those the page opens included: a document from any other origin is not loaded —
-        :meth:`open` and ``navigate`` raise :class:`~pagesight.errors.OriginNotAllowed`, an
-        action whose navigation (a link, a redirect, a form, a script, a new tab) was refused
-        says so in ``Effect.refused``. ``allow_file_access`` says whether ``file://`` URLs may
-        be opened: by default they may when no list is given, and may not once one is.
-        See :mod:`pagesight.guard.origins` for the patterns.
+        "https://*.example.com"]``) is the origin policy, enforced by Chromium for every
+        request of every tab, those the page opens included, their iframes and workers: no
+        request to any other origin leaves — :meth:`open` and ``navigate`` raise
+        :class:`~pagesight.errors.OriginNotAllowed`, an action whose navigation (a link, a
+        redirect, a form, a script, a new tab) was refused says so in ``Effect.refused``, and
+        a page's other requests (images, scripts, ``fetch``, XHR, ``sendBeacon``, WebSocket)
+        fail as a network error and are counted in the tab's next observation's notes. Once
+        a list is given, private-network addresses (loopback, RFC 1918, link-local, the cloud
+        metadata service) are refused unless a pattern names that host exactly.
+        ``blocked_origins`` are refused whatever else is allowed (with no allowed list,
+        everything else is allowed). ``allow_file_access`` says whether ``file://`` URLs may
+        be opened: by default they may when no list is given, and may not once one is. See
+        :mod:`pagesight.guard.origins` for the patterns and
+        :mod:`pagesight.guard.interception` for how each kind of request is stopped.
         """
         viewport = check_viewport(viewport)
-        origins = OriginPolicy.of(allowed_origins, allow_file_access)  # before Chromium starts
+        # Checked before Chromium starts.
+        origins = OriginPolicy.of(allowed_origins, allow_file_access, blocked_origins)
+        if origins.connect_sources() is not None:
+            # The guard answers each document itself, to give it the connect-src policy that
+            # holds its WebSockets (see guard.interception); Chromium's Local Network Access
+            # would take such a document for one from nowhere and refuse its connections to
+            # this machine's other servers. The guard's own private-network rule replaces it.
+            args = (*args, "--disable-features=LocalNetworkAccessChecks")
         process = await start_chromium(
             executable=executable_path, headless=headless, window=viewport, args=args
         )
@@ -167,6 +184,7 @@ class AsyncBrowser:
         vision_model: Captioner | None = None,
         allowed_origins: Sequence[str] | None = None,
         allow_file_access: bool | None = None,
+        blocked_origins: Sequence[str] | None = None,
     ) -> AsyncBrowser:
         """Attach to a running Chromium by its DevTools URL (``http://127.0.0.1:9222``).
 
@@ -174,9 +192,9 @@ class AsyncBrowser:
         with its own Playwright can observe that same page. Closing only disconnects. The
         other options are those of :meth:`launch`; the origin policy applies to every tab of
         that browser (its other clients' too) while this one is attached, from now on:
-        documents already loaded stay as they are.
+        documents already loaded stay as they are (and so do their WebSockets' policy).
         """
-        origins = OriginPolicy.of(allowed_origins, allow_file_access)
+        origins = OriginPolicy.of(allowed_origins, allow_file_access, blocked_origins)
         parts = urlsplit(cdp_url)
         if parts.scheme not in ("http", "https", "ws", "wss") or not parts.netloc:
             raise ConnectError(f"{cdp_url!r} is not a DevTools URL such as http://127.0.0.1:9222")
@@ -331,7 +349,10 @@ class AsyncBrowser:
         closed by the caller, or its Chromium gone from under us."""
         if self.closing:
             return BrowserClosed("this browser is closed; launch or connect a new one")
-        if self._disconnected:
+        # A Chromium of ours killed: its tabs' "close" can reach us before the browser's
+        # "disconnected" does, but its process has ended by then, so ask it first.
+        ended = self._process is not None and self._process.ended()
+        if self._disconnected or ended:
             return PageCrashed(
                 "the browser went away (its process ended or the DevTools connection "
                 "dropped); launch or connect a new one"
@@ -471,6 +492,27 @@ class AsyncBrowser:
         ]
         closed = frozenset(r.frame for r in own if r.refused.kind == "new_tab")
         return tuple(r.refused for r in own), closed
+
+    async def refused_requests_note(self, page: AsyncPage) -> str | None:
+        """The note an observation of ``page`` carries when the origin policy refused
+        requests of its documents (or their dedicated workers) since its last observation:
+        ``"3 requests refused by the origin policy"``."""
+        if self._guard is None:
+            return None
+        await self._guard.settled()
+        mark = self._requests_seen.get(page, 0)
+        now = self._requests_seen[page] = self._guard.requests_mark()
+        if now == mark:
+            return None
+        frames: set[str] = set()
+        # A tab gone meanwhile has no frames to count; the observation says it is gone.
+        with contextlib.suppress(PagesightError):
+            tree = await (await page._session()).send("Page.getFrameTree")
+            frames = _frame_ids(tree["frameTree"])
+        count = self._guard.requests_between(mark, now, frames)
+        if not count:
+            return None
+        return f"{count} request{'s' if count > 1 else ''} refused by the origin policy"
 
     async def close(self) -> None:
         """Close pagesight's connection; a launched Chromium is stopped, an attached one kept.

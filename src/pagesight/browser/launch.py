@@ -68,6 +68,17 @@ class ChromiumProcess:
         host_port = self.ws_url.split("/")[2]
         return f"http://{host_port}"
 
+    def ended(self) -> bool:
+        """Whether the process has exited, also before asyncio has reaped it: a Chromium killed
+        from outside is a zombie (Linux's /proc says so) a moment before ``returncode`` is set."""
+        if self.process.returncode is not None:
+            return True
+        try:
+            stat = Path(f"/proc/{self.process.pid}/stat").read_text(encoding="ascii")
+        except OSError:  # out of /proc: reaped already — unless there is no /proc at all
+            return Path("/proc/self/stat").exists()
+        return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
+
     def kill_now(self) -> None:
         """Last resort at interpreter exit: a Browser never closed must not outlive Python."""
         if self.process.returncode is None:
@@ -85,6 +96,12 @@ class ChromiumProcess:
                 self.process.kill()
                 await self.process.wait()
         if self.drain is not None:
+            # Chromium's children (renderers, GPU) hold its stderr too, and outlive a browser
+            # process that was killed by a moment: the pipe ends once they are gone. Waiting
+            # for that keeps them from writing into the profile after it is removed, and lets
+            # asyncio close the process's pipes (cancelled at once, they are left unclosed).
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(self.drain), 5)
             self.drain.cancel()
         shutil.rmtree(self.profile, ignore_errors=True)
 

@@ -245,6 +245,9 @@ class AsyncPage:
             include=frozenset(include),
             max_chars=max_chars,
         )
+        refused = await self._browser.refused_requests_note(self)
+        if refused is not None:
+            obs = replace(obs, notes=(*obs.notes, refused))
         if since is not None:
             # Ids are per document: none shared means another document, nothing to compare.
             shared = {e.id for e in since.elements} & {e.id for e in obs.elements}
@@ -406,6 +409,21 @@ class AsyncPage:
         return ElementLocation(
             element_id=element_id, document=ref.document, backend_node_id=backend or None
         )
+
+    async def frame_url(self, element_id: int) -> str:
+        """The URL of the frame whose document holds element ``element_id`` now, as the
+        browser committed it (a page script cannot forge it; ``about:srcdoc`` for a frame
+        written in place): its origin is where text typed into the element goes. Raises
+        :class:`~pagesight.errors.StaleElement` if the element is gone."""
+        handle = await self._resolver.element(element_id)
+        try:
+            frame = await self._guarded(handle.owner_frame(), _SLACK_S)
+        finally:
+            with contextlib.suppress(PlaywrightError):  # a page gone takes its handles along
+                await handle.dispose()
+        if frame is None:
+            raise StaleElement(f"element [{element_id}] is gone with its frame; observe again")
+        return frame.url
 
     async def find(self, query: str, *, top: int = 5) -> list[Match]:
         """The ``top`` elements of the page now that best match ``query`` ("搜索框", "the Save

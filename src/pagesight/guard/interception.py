@@ -1,23 +1,36 @@
-"""RequestGuard: Chromium asks before it loads a document, and the origin policy answers.
+"""RequestGuard: Chromium asks before it sends any request, and the origin policy answers.
 
-One DevTools session on the browser target enables ``Fetch`` for every tab at once, those
-the page opens included: a request is paused before it leaves, whoever started it (a typed
-URL, a link, a form, a script, ``window.open``, a meta refresh), and each redirect hop is
-paused again as a request of its own. Playwright's ``route`` was the other candidate; it sees
-neither redirect hops nor what a service worker fetches, so a 302 to a foreign origin would
-pass. Only documents (top-level and iframes) are paused for now — each costs one DevTools
-round trip; subresources, fetch/XHR, WebSocket and workers can be added to the patterns.
+One DevTools session on the browser target enables ``Fetch`` for every request of every
+target at once: tabs (those the page opens included), iframes in or out of process,
+dedicated, shared and service workers — each request paused before it leaves, whoever
+started it (a typed URL, a link, a form, a script, ``window.open``, a meta refresh,
+``fetch``, XHR, ``sendBeacon``, an image, a stylesheet, a worker's own requests), and each
+redirect hop paused again as a request of its own. Playwright's ``route`` was the other
+candidate; it sees neither redirect hops nor what a service worker fetches.
 
 A refused document is answered ``204 No Content``: Chromium then abandons the navigation and
 the tab stays on its page, with nothing loaded and no error page in its history. A tab the
 page opened whose first document is refused (``window.open``, ``target=_blank``, a middle
-click) would be left blank: it is closed.
+click) would be left blank: it is closed. Any other refused request fails as
+``BlockedByClient`` (as an ad blocker's would): the page sees a network error, nothing is
+sent, and the tab's next observation counts it.
+
+A WebSocket never reaches ``Fetch`` (nor ``Network.setBlockedURLs``). With an allowed list,
+every document and worker script the guard lets through carries one more
+``Content-Security-Policy: connect-src`` naming the allowed origins, which Chromium enforces
+on WebSockets (and every other connection) in that document, its workers and the blank or
+``blob:`` documents it makes: a policy a page can add to but not lift. A block list with no
+allowed list cannot be written as a CSP, so it does not reach WebSockets.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import socket
+import time
+from collections import deque
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
@@ -28,8 +41,19 @@ from playwright.async_api import Error as PlaywrightError
 
 from pagesight.guard.origins import OriginPolicy, Refused, RefusedKind, origin_of
 
-# One pattern per resource type to pause; issue 14 adds the rest.
-_PATTERNS = [{"urlPattern": "*", "resourceType": "Document"}]
+_EVERY_REQUEST = [{"urlPattern": "*"}]
+_DOCUMENTS_ONLY = [{"urlPattern": "*", "resourceType": "Document"}]
+# What may be a document or a worker's script (a worker's script is "Other" to Fetch): the
+# response is paused too, to carry the connect-src policy.
+_HEADED_TYPES = frozenset({"Document", "Other"})
+_RECODED = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+_LOG_SIZE = 256
+"""Documents refused, kept for the effects of the actions that caused them (read within the
+action); a long run's older refusals fall out."""
+_REQUEST_LOG_SIZE = 4096
+"""Other requests refused, kept to count in each tab's next observation."""
+_LOOKUP_TTL_S = 10.0
+_LOOKUP_CACHE_SIZE = 256
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -57,16 +81,32 @@ class _Target:
 
 
 class RequestGuard:
-    """Every document request of one browser, checked against ``policy``."""
+    """Every request of one browser, checked against ``policy``. ``documents_only`` pauses
+    documents alone (as pagesight did before; kept for the benchmark that measures what
+    pausing every request costs)."""
 
-    def __init__(self, policy: OriginPolicy, *, closed_unseen: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        policy: OriginPolicy,
+        *,
+        closed_unseen: Callable[[str], None],
+        documents_only: bool = False,
+    ) -> None:
         self.policy = policy
         self._closed_unseen = closed_unseen
         """Told the target id of each new tab closed before it showed, so that no action
         waits for it to appear."""
+        self._documents_only = documents_only
+        self._csp = None if documents_only else policy.connect_sources()
         self._session: CDPSession | None = None
         self._targets: dict[str, _Target] = {}
-        self._log: list[Refusal] = []
+        self._log: deque[tuple[int, Refusal]] = deque(maxlen=_LOG_SIZE)
+        self._refused_total = 0
+        self._requests: deque[tuple[int, str]] = deque(maxlen=_REQUEST_LOG_SIZE)
+        """(number, frame id) of each other request refused."""
+        self._requests_total = 0
+        self._lookups: dict[str, tuple[float, bool]] = {}
+        """Host name -> (when, whether it may load), for names a wildcard allows."""
         self._answers: set[asyncio.Task[None]] = set()
 
     async def attach(self, browser: PlaywrightBrowser) -> None:
@@ -77,17 +117,35 @@ class RequestGuard:
         session.on("Fetch.requestPaused", self._paused)
         # Targets first: a new tab is known before its first request is paused.
         await session.send("Target.setDiscoverTargets", {"discover": True})
-        await session.send("Fetch.enable", {"patterns": _PATTERNS})
+        patterns = _DOCUMENTS_ONLY if self._documents_only else _EVERY_REQUEST
+        await session.send("Fetch.enable", {"patterns": patterns})
 
     def mark(self) -> int:
-        """How many refusals there have been so far (for :meth:`since`)."""
-        return len(self._log)
+        """How many documents have been refused so far (for :meth:`since`)."""
+        return self._refused_total
 
     async def since(self, mark: int) -> list[Refusal]:
-        """The refusals after ``mark``, once every paused request has been answered."""
+        """The refused documents after ``mark``, once every paused request has been
+        answered."""
+        await self.settled()
+        return [refusal for number, refusal in self._log if number >= mark]
+
+    def requests_mark(self) -> int:
+        """How many other requests have been refused so far (for :meth:`requests_between`)."""
+        return self._requests_total
+
+    def requests_between(self, start: int, end: int, frames: set[str]) -> int:
+        """How many requests of the frames ``frames`` (and of their dedicated workers) were
+        refused from mark ``start`` to mark ``end`` (at most :data:`_REQUEST_LOG_SIZE`: older
+        ones are forgotten)."""
+        return sum(
+            1 for number, frame in self._requests if start <= number < end and frame in frames
+        )
+
+    async def settled(self) -> None:
+        """Wait until every request paused so far has been answered."""
         if self._answers:
             await asyncio.gather(*self._answers, return_exceptions=True)
-        return self._log[mark:]
 
     def _target_seen(self, event: dict[str, Any]) -> None:
         info = event["targetInfo"]
@@ -102,14 +160,59 @@ class RequestGuard:
         self._targets.pop(event["targetId"], None)
 
     def _paused(self, event: dict[str, Any]) -> None:
-        # Decided here, before any await: a refusal is in the log before the navigation it
-        # stops can be reported as failed.
-        url = event["request"]["url"]
-        request = event["requestId"]
-        if self.policy.allows_request(url):
-            self._answer(self._send("Fetch.continueRequest", {"requestId": request}))
+        if "responseStatusCode" in event or "responseErrorReason" in event:
+            self._answer(self._add_policy(event))
             return
+        url = event["request"]["url"]
+        if not self.policy.allows_request(url):
+            self._refuse(event)
+            return
+        host = self.policy.lookup_needed(url)
+        if host is None:
+            self._answer(self._continue(event))
+        else:
+            self._answer(self._after_lookup(event, host))
+
+    async def _after_lookup(self, event: dict[str, Any], host: str) -> None:
+        if await self._may_load(host):
+            await self._continue(event)
+        else:
+            self._refuse(event)
+
+    async def _may_load(self, host: str) -> bool:
+        """Whether ``host`` (a name a wildcard allows) resolves to public addresses only."""
+        now = time.monotonic()
+        known = self._lookups.get(host)
+        if known is not None and now - known[0] < _LOOKUP_TTL_S:
+            return known[1]
+        try:
+            found = await asyncio.get_running_loop().getaddrinfo(
+                host, None, type=socket.SOCK_STREAM
+            )
+            addresses = [str(info[4][0]) for info in found]
+        except (OSError, UnicodeError):  # resolves to nothing here
+            addresses = []
+        allowed = self.policy.allows_addresses(addresses)
+        if len(self._lookups) >= _LOOKUP_CACHE_SIZE:
+            self._lookups.clear()
+        self._lookups[host] = (now, allowed)
+        return allowed
+
+    def _refuse(self, event: dict[str, Any]) -> None:
+        # Logged before it is answered: the request (and the navigation it is) cannot end
+        # before the log says why.
+        request = event["requestId"]
         frame = event.get("frameId", "")
+        if event.get("resourceType") != "Document":
+            self._requests.append((self._requests_total, frame))
+            self._requests_total += 1
+            self._answer(
+                self._send(
+                    "Fetch.failRequest", {"requestId": request, "errorReason": "BlockedByClient"}
+                )
+            )
+            return
+        url = event["request"]["url"]
         target = self._targets.get(frame)
         top_level = target is not None and target.kind == "page"
         # A tab that never showed a document of its own (Chromium names it "" until its first
@@ -120,20 +223,62 @@ class RequestGuard:
             and (target.url == "" or (target.url == "about:blank" and target.opener is not None))
         )
         kind: RefusedKind = "new_tab" if new_tab else "navigation" if top_level else "frame"
-        self._log.append(
-            Refusal(
-                refused=Refused(kind=kind, url=url, origin=origin_of(url)),
-                frame=frame,
-                tab=frame if top_level else None,
-                opener=target.opener if target is not None and new_tab else None,
-                context=target.context if target is not None else None,
-            )
+        refusal = Refusal(
+            refused=Refused(kind=kind, url=url, origin=origin_of(url)),
+            frame=frame,
+            tab=frame if top_level else None,
+            opener=target.opener if target is not None and new_tab else None,
+            context=target.context if target is not None else None,
         )
+        self._log.append((self._refused_total, refusal))
+        self._refused_total += 1
         if new_tab:
             self._closed_unseen(frame)
-        self._answer(self._refuse(request, frame if new_tab else None))
+        self._answer(self._refuse_document(request, frame if new_tab else None))
 
-    async def _refuse(self, request: str, close: str | None) -> None:
+    async def _continue(self, event: dict[str, Any]) -> None:
+        params: dict[str, Any] = {"requestId": event["requestId"]}
+        if self._csp is not None and event.get("resourceType") in _HEADED_TYPES:
+            params["interceptResponse"] = True
+        await self._send("Fetch.continueRequest", params)
+
+    async def _add_policy(self, event: dict[str, Any]) -> None:
+        """A document's or worker script's response, let through with the connect-src
+        policy added to its headers."""
+        request = event["requestId"]
+        status = event.get("responseStatusCode")
+        if "responseErrorReason" in event or self._csp is None or status is None:
+            await self._send("Fetch.continueRequest", {"requestId": request})
+            return
+        headers = [*event.get("responseHeaders", ())]
+        headers.append({"name": "Content-Security-Policy", "value": self._csp})
+        params: dict[str, Any] = {
+            "requestId": request,
+            "responseCode": status,
+            "responseHeaders": headers,
+        }
+        if event.get("responseStatusText"):
+            params["responsePhrase"] = event["responseStatusText"]
+        if event.get("resourceType") != "Document" or 300 <= status < 400:
+            # A worker reads its policy from the headers as modified; a redirect has none.
+            await self._send("Fetch.continueResponse", params)
+            return
+        # A document's policy is read from the headers as the server sent them, whatever
+        # continueResponse says: the response is answered anew, body and all.
+        if self._session is None:
+            return
+        try:
+            body = await self._session.send("Fetch.getResponseBody", {"requestId": request})
+        except PlaywrightError:  # no body to read (a 204), or the tab is gone
+            await self._send("Fetch.continueResponse", params)
+            return
+        data = body["body"]
+        # The body comes decoded (no gzip) and whole: its old length and coding no longer hold.
+        params["responseHeaders"] = [h for h in headers if h["name"].lower() not in _RECODED]
+        params["body"] = data if body.get("base64Encoded") else _b64(data)
+        await self._send("Fetch.fulfillRequest", params)
+
+    async def _refuse_document(self, request: str, close: str | None) -> None:
         await self._send(
             "Fetch.fulfillRequest",
             {"requestId": request, "responseCode": 204, "responseHeaders": []},
@@ -152,3 +297,7 @@ class RequestGuard:
         task: asyncio.Task[None] = asyncio.ensure_future(work)
         self._answers.add(task)
         task.add_done_callback(self._answers.discard)
+
+
+def _b64(text: str) -> str:
+    return base64.b64encode(text.encode()).decode("ascii")

@@ -1,6 +1,7 @@
 """OriginPolicy: which origins a browser may load, as a pure value (no browser here).
 
-Patterns (``allowed_origins``):
+Patterns (``allowed_origins``, and ``blocked_origins``, which are refused whatever else is
+allowed):
 
 * ``https://example.com`` — that scheme, host and default port (443) only;
 * ``http://127.0.0.1:8000`` — that port;
@@ -13,6 +14,18 @@ Patterns (``allowed_origins``):
 A pattern is an origin, so a path (other than a lone ``/``), a query, a fragment or a user
 name is refused with :class:`~pagesight.errors.InvalidOption`, as is a wildcard anywhere but a
 leading ``*.`` label or the port.
+
+Private network. Once ``allowed_origins`` is set, an address of the machine's own or of its
+network — loopback (``127.0.0.0/8``, ``::1``, ``localhost`` and ``*.localhost``), RFC 1918
+(``10/8``, ``172.16/12``, ``192.168/16``), shared (``100.64/10``), link-local (``169.254/16``,
+among them the cloud metadata service ``169.254.169.254``; ``fe80::/10``), unique-local
+(``fc00::/7``), ``0.0.0.0`` and ``::`` (both reach this machine) — is refused unless a pattern
+names that host exactly (``http://127.0.0.1:*``, ``http://intranet.example:8080``): a
+``*.`` wildcard never lets one through. A *name* allowed only by a wildcard is looked up
+first, and refused when it resolves to such an address (or to nothing). The look-up is the
+operating system's, made just before Chromium's own: a name whose record changes in between
+(DNS rebinding with a zero TTL) is not caught, and Chromium's ``--host-resolver-rules`` are
+not seen.
 
 What is not a network origin:
 
@@ -45,6 +58,9 @@ _BLANK = ("about:blank", "about:srcdoc")
 _HOST_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789-._")
 
 RefusedKind = Literal["navigation", "new_tab", "frame"]
+
+# Addresses of this machine or of its network beside those ipaddress calls private.
+_SHARED = ipaddress.ip_network("100.64.0.0/10")  # carrier-grade NAT (RFC 6598)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -97,6 +113,24 @@ class OriginPattern:
             return host.endswith("." + self.host)
         return host == self.host
 
+    def names(self, host: str) -> bool:
+        """Whether this pattern names ``host`` itself (not through a ``*.`` wildcard)."""
+        return not self.subdomains and host == self.host
+
+    def websocket_sources(self) -> list[str]:
+        """This pattern's WebSocket twins (``ws:`` for http, ``wss:`` for https) as
+        Content-Security-Policy sources."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        host = f"*.{host}" if self.subdomains else host
+        out = []
+        for scheme in [self.scheme] if self.scheme else ["http", "https"]:
+            if self.port == _ANY_PORT:
+                port = "*"
+            else:
+                port = str(self.port if self.port is not None else _DEFAULT_PORTS[scheme])
+            out.append(f"{'wss' if scheme == 'https' else 'ws'}://{host}:{port}")
+        return out
+
 
 @dataclass(frozen=True, kw_only=True)
 class Refused:
@@ -130,35 +164,35 @@ class OriginPolicy:
 
     allowed: tuple[OriginPattern, ...] | None = None
     """``None``: every origin (no list given)."""
+    blocked: tuple[OriginPattern, ...] = ()
+    """Refused whatever ``allowed`` says."""
     file_access: bool = True
     """Whether ``file://`` URLs (and the browser's own ``about:`` pages) may be opened."""
 
     @classmethod
     def of(
-        cls, allowed_origins: Sequence[str] | None = None, allow_file_access: bool | None = None
+        cls,
+        allowed_origins: Sequence[str] | None = None,
+        allow_file_access: bool | None = None,
+        blocked_origins: Sequence[str] | None = None,
     ) -> OriginPolicy:
-        """The policy of the ``allowed_origins`` and ``allow_file_access`` options; a bad
-        pattern raises InvalidOption naming it."""
+        """The policy of the ``allowed_origins``, ``allow_file_access`` and
+        ``blocked_origins`` options; a bad pattern raises InvalidOption naming it."""
         if allow_file_access is not None and not isinstance(allow_file_access, bool):
             raise InvalidOption(
                 "allow_file_access",
                 f"allow_file_access takes True or False, not {allow_file_access!r}",
             )
-        if allowed_origins is None:
-            return cls(file_access=allow_file_access is not False)
-        if isinstance(allowed_origins, str | bytes) or not isinstance(allowed_origins, Sequence):
-            raise InvalidOption(
-                "allowed_origins",
-                f"allowed_origins takes a list of origins such as ['https://example.com'], "
-                f"not {allowed_origins!r}",
-            )
-        patterns = tuple(OriginPattern.parse(p) for p in allowed_origins)
-        return cls(allowed=patterns, file_access=bool(allow_file_access))
+        blocked = _patterns("blocked_origins", blocked_origins) or ()
+        allowed = _patterns("allowed_origins", allowed_origins)
+        if allowed is None:
+            return cls(blocked=blocked, file_access=allow_file_access is not False)
+        return cls(allowed=allowed, blocked=blocked, file_access=bool(allow_file_access))
 
     @property
     def restricts_network(self) -> bool:
-        """A list was given: the browser must check every document it loads."""
-        return self.allowed is not None
+        """A list was given: the browser must check every request it makes."""
+        return self.allowed is not None or bool(self.blocked)
 
     def listed(self) -> str:
         """The allowed list as a message quotes it."""
@@ -167,24 +201,36 @@ class OriginPolicy:
         return ", ".join(p.text for p in self.allowed) or "none"
 
     def allows_origin(self, url: str) -> bool:
-        """Whether a network request to ``url`` (http, https, ws, wss) may go out."""
+        """Whether a network request to ``url`` (http, https, ws, wss) may go out, as far as
+        its URL tells (a name allowed only by a wildcard is looked up too: see
+        :meth:`lookup_needed`)."""
+        return self._why_not(url) is None
+
+    def lookup_needed(self, url: str) -> str | None:
+        """The host name of ``url`` to look up before it may load (private network): a name
+        this policy allows only through a ``*.`` wildcard; ``None`` when the URL says enough."""
         if self.allowed is None:
-            return True
-        try:
-            parts = urlsplit(url)
-            port = parts.port or _DEFAULT_PORTS.get(parts.scheme.lower(), 0)
-        except ValueError:  # a bad IPv6 host, a port out of range: nothing listed matches
-            return False
-        scheme = parts.scheme.lower()
-        host = _canonical_host(parts.hostname or "")
-        scheme = _WEB_SCHEMES.get(scheme, scheme)
-        if scheme not in ("http", "https") or not host:
-            return False
-        return any(p.matches(scheme, host, port) for p in self.allowed)
+            return None
+        origin = _split_origin(url)
+        if origin is None:
+            return None
+        scheme, host, port = origin
+        if _is_ip(host) or _loopback_name(host):
+            return None
+        if any(p.names(host) for p in self.allowed if p.matches(scheme, host, port)):
+            return None
+        return host
+
+    def allows_addresses(self, addresses: Sequence[str]) -> bool:
+        """Whether a name that :meth:`lookup_needed` named, found at ``addresses``, may load:
+        none of them private, and at least one (a name that resolves to nothing is refused:
+        Chromium might resolve it otherwise)."""
+        return bool(addresses) and not any(private_address(a) for a in addresses)
 
     def allows_request(self, url: str) -> bool:
-        """Whether the browser may load ``url`` for a page (a link, a redirect, an iframe);
-        never raises (the browser waits on the answer)."""
+        """Whether the browser may load ``url`` for a page (a link, a redirect, an iframe, a
+        script's request) as far as its URL tells; never raises (the browser waits on the
+        answer)."""
         scheme = url.split(":", 1)[0].lower() if ":" in url else ""
         if scheme in _DEFAULT_PORTS:
             return self.allows_origin(url)
@@ -192,6 +238,19 @@ class OriginPolicy:
             return self.file_access
         # data:, blob:, about: and the like load nothing from the network.
         return True
+
+    def connect_sources(self) -> str | None:
+        """The Content-Security-Policy ``connect-src`` directive that holds a page's
+        WebSockets to the allowed list (the DevTools ``Fetch`` domain never sees them):
+        every http(s) connection passes it, to be checked (and counted) by the guard, a
+        WebSocket only to an allowed origin. ``None`` with no allowed list (a block list is
+        no CSP source list)."""
+        if self.allowed is None:
+            return None
+        sources = ["http:", "https:", "data:", "blob:"]
+        for pattern in self.allowed:
+            sources += pattern.websocket_sources()
+        return "connect-src " + " ".join(dict.fromkeys(sources))
 
     def check(self, url: str) -> None:
         """Raise :class:`~pagesight.errors.OriginNotAllowed` unless ``url`` may be opened as a
@@ -223,11 +282,109 @@ class OriginPolicy:
         """The error saying that ``url`` was refused."""
         origin = origin_of(url)
         listed = tuple(p.text for p in self.allowed or ())
-        text = message or (
-            f"{origin} is not an allowed origin (allowed: {self.listed()}); add it to "
-            "allowed_origins to open it"
-        )
+        why = self._why_not(url)
+        if message:
+            text = message
+        elif why == "blocked":
+            blocked = ", ".join(p.text for p in self.blocked)
+            text = (
+                f"{origin} is a blocked origin (blocked_origins: {blocked}); remove it from "
+                "blocked_origins to open it"
+            )
+        elif why == "private" or (why is None and self.lookup_needed(url)):
+            text = (
+                f"{origin} is a private-network address (or a name that resolves to one), "
+                f"refused while allowed_origins is set (allowed: {self.listed()}); name that "
+                "host exactly in allowed_origins to open it"
+            )
+        else:
+            text = (
+                f"{origin} is not an allowed origin (allowed: {self.listed()}); add it to "
+                "allowed_origins to open it"
+            )
         return OriginNotAllowed(text, url=url, origin=origin, allowed=listed)
+
+    def _why_not(self, url: str) -> Literal["blocked", "private", "unlisted"] | None:
+        origin = _split_origin(url)
+        if origin is None:
+            return "unlisted" if self.allowed is not None or self.blocked else None
+        scheme, host, port = origin
+        if any(p.matches(scheme, host, port) for p in self.blocked):
+            return "blocked"
+        if self.allowed is None:
+            return None
+        matching = [p for p in self.allowed if p.matches(scheme, host, port)]
+        if not matching:
+            return "unlisted"
+        private = _loopback_name(host) or (_is_ip(host) and private_address(host))
+        if private and not any(p.names(host) for p in matching):
+            return "private"
+        return None
+
+
+def private_address(address: str) -> bool:
+    """Whether ``address`` (an IPv4 or IPv6 address) is this machine's or its network's, not
+    the internet's: loopback, RFC 1918, shared, link-local (the cloud metadata service),
+    unique-local, unspecified; an IPv4 address written as IPv6 counts as itself."""
+    try:
+        ip = ipaddress.ip_address(address.strip("[]").split("%", 1)[0])
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return (
+        ip.is_private
+        or ip.is_loopback
+        or ip.is_link_local
+        or ip.is_unspecified
+        or (isinstance(ip, ipaddress.IPv4Address) and ip in _SHARED)
+    )
+
+
+def _split_origin(url: str) -> tuple[str, str, int] | None:
+    """(``http`` or ``https``, canonical host, port) of a network URL; a WebSocket's as its
+    http twin; ``None`` for what is no network origin (or cannot be read)."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port or _DEFAULT_PORTS.get(parts.scheme.lower(), 0)
+    except ValueError:  # a bad IPv6 host, a port out of range: nothing listed matches
+        return None
+    scheme = parts.scheme.lower()
+    host = _canonical_host(parts.hostname or "")
+    scheme = _WEB_SCHEMES.get(scheme, scheme)
+    if scheme not in ("http", "https") or not host:
+        return None
+    return scheme, host, port
+
+
+def _patterns(option: str, given: Sequence[str] | None) -> tuple[OriginPattern, ...] | None:
+    if given is None:
+        return None
+    if isinstance(given, str | bytes) or not isinstance(given, Sequence):
+        raise InvalidOption(
+            option,
+            f"{option} takes a list of origins such as ['https://example.com'], not {given!r}",
+        )
+    try:
+        return tuple(OriginPattern.parse(p) for p in given)
+    except InvalidOption as exc:
+        if option == exc.option:
+            raise
+        raise InvalidOption(option, str(exc).replace(exc.option, option, 1)) from None
+
+
+def _loopback_name(host: str) -> bool:
+    """``localhost`` and its subdomains: loopback by name (RFC 6761; Chromium resolves them
+    itself)."""
+    return host in ("localhost", "localhost.") or host.endswith((".localhost", ".localhost."))
+
+
+def _is_ip(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
 
 
 def origin_of(url: str) -> str:

@@ -12,13 +12,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
 
 from pagesight.agent.registry import ToolRegistry
+from pagesight.agent.secrets import Secrets
 from pagesight.agent.session import Session
 from pagesight.browser.browser import AsyncBrowser
 from pagesight.errors import PageCrashed, PagesightError
@@ -39,6 +40,9 @@ class BrowserOptions:
     cdp_url: str | None = None
     allowed_origins: tuple[str, ...] | None = None
     allow_file_access: bool = False
+    blocked_origins: tuple[str, ...] | None = None
+    secrets: Secrets = field(default_factory=Secrets, compare=False, repr=False)
+    """Secrets the model may type as ``{{NAME}}`` (``--secret``): never in a result."""
 
     def guard_options(self) -> dict[str, Any]:
         """The origin options for launch / connect: the list (``None``: any origin) and
@@ -47,13 +51,14 @@ class BrowserOptions:
         return {
             "allowed_origins": self.allowed_origins,
             "allow_file_access": self.allow_file_access,
+            "blocked_origins": self.blocked_origins,
         }
 
 
 def check_guard_options(options: BrowserOptions) -> None:
     """The origin options checked before anything starts: InvalidOption naming a bad
     pattern (the browser, launched later, would refuse it only at the first call)."""
-    OriginPolicy.of(options.allowed_origins, options.allow_file_access)
+    OriginPolicy.of(options.allowed_origins, options.allow_file_access, options.blocked_origins)
 
 
 class BrowserHolder:
@@ -114,6 +119,7 @@ class BrowserHolder:
             browser=browser,
             page=page,
             registry=self._registry,
+            secrets=options.secrets,
             output_dir=options.output_dir,
             upload_dir=options.upload_dir or options.output_dir,
         )

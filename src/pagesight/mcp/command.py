@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from pagesight.cli_run import SECRET_HELP, checked_secrets, secret_option
 from pagesight.errors import InvalidOption
 
 TRANSPORTS = ("stdio", "http")
@@ -41,6 +42,12 @@ def add_mcp_options(commands: argparse._SubParsersAction[Any]) -> None:
         "(http://127.0.0.1:*, https://*.example.com); any other is refused",
     )
     mcp.add_argument(
+        "--blocked-origins",
+        default=None,
+        metavar="LIST",
+        help="origins refused whatever else is allowed, separated by ; or ,",
+    )
+    mcp.add_argument(
         "--allow-file-access", action="store_true", help="allow file:// pages (refused otherwise)"
     )
     mcp.add_argument(
@@ -56,10 +63,19 @@ def add_mcp_options(commands: argparse._SubParsersAction[Any]) -> None:
         help="the folder files may be uploaded from (default: the output dir)",
     )
     mcp.add_argument("--vision", action="store_true", help="also offer the coordinate tools (*_xy)")
+    mcp.add_argument(
+        "--secret",
+        type=secret_option,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help=SECRET_HELP + "; the model types it as {{NAME}}",
+    )
 
 
 def run_mcp(args: argparse.Namespace) -> int:
     """Check the options, then serve until the client goes (stdio) or SIGTERM / Ctrl-C."""
+    from pagesight.agent.secrets import Secrets
     from pagesight.mcp.browsers import BrowserOptions, check_guard_options
     from pagesight.mcp.server import PagesightMCP
     from pagesight.mcp.transport import bind, serve_http, serve_stdio
@@ -82,8 +98,10 @@ def run_mcp(args: argparse.Namespace) -> int:
         upload_dir=_upload_dir(args.upload_dir),
         headed=args.headed,
         cdp_url=args.cdp_url,
-        allowed_origins=_origins(args.allowed_origins),
+        allowed_origins=origin_list("allowed_origins", args.allowed_origins),
         allow_file_access=args.allow_file_access,
+        blocked_origins=origin_list("blocked_origins", args.blocked_origins),
+        secrets=Secrets(checked_secrets(args.secret)),
     )
     check_guard_options(options)
     sock = None
@@ -130,11 +148,12 @@ def _output_dir(value: str | None) -> Path:
     return folder
 
 
-def _origins(value: str | None) -> tuple[str, ...] | None:
-    """The list as given (the origin guard checks each pattern when the browser starts)."""
+def origin_list(option: str, value: str | None) -> tuple[str, ...] | None:
+    """An origin list option (``--allowed-origins``, ``--blocked-origins``) as given,
+    separated by ``;`` or ``,`` (the origin guard checks each pattern); shared with ``run``."""
     if value is None:
         return None
     origins = tuple(o.strip() for o in value.replace(";", ",").split(",") if o.strip())
     if not origins:
-        raise InvalidOption("allowed_origins", "give at least one origin, e.g. https://example.com")
+        raise InvalidOption(option, "give at least one origin, e.g. https://example.com")
     return origins

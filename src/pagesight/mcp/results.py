@@ -26,6 +26,7 @@ from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent
 
 from pagesight.agent.context import DELTA, FULL
 from pagesight.agent.loop import changes_since
+from pagesight.agent.secrets import Secrets
 from pagesight.agent.tool import ToolResult
 from pagesight.agent.untrusted import untrusted
 from pagesight.observe.observation import Observation
@@ -102,6 +103,17 @@ def _named_by_steps(value: dict[str, Any]) -> set[int]:
         effect = step.get("effect") or {}
         named.update(change["after"]["id"] for change in effect.get("values", ()))
     return named
+
+
+def masked(result: CallToolResult, secrets: Secrets) -> CallToolResult:
+    """``result`` with every secret value in its texts written ``{{NAME}}``."""
+    if not secrets.values:
+        return result
+    blocks: list[ContentBlock] = [
+        TextContent(text=secrets.mask(b.text)) if isinstance(b, TextContent) else b
+        for b in result.content
+    ]
+    return CallToolResult(content=blocks, is_error=result.is_error)
 
 
 def failure(reason: str, message: str) -> CallToolResult:

@@ -19,12 +19,13 @@ from mcp.server.mcpserver.context import Context
 from mcp_types import CallToolResult, TextContent
 from mcp_types import Tool as MCPTool
 
+from pagesight.agent.loop import mask_exception
 from pagesight.agent.registry import ToolRegistry, reason_of
 from pagesight.agent.untrusted import RULE
 from pagesight.errors import PageCrashed, PagesightError, RuntimeFailure
 from pagesight.mcp import names
 from pagesight.mcp.browsers import BrowserHolder, BrowserOptions, Holders
-from pagesight.mcp.results import content, failure
+from pagesight.mcp.results import content, failure, masked
 
 INSTRUCTIONS = (
     "A browser. Address an element by `ref`, the number in brackets in the latest snapshot. "
@@ -51,6 +52,7 @@ class PagesightMCP(MCPServer[Any]):
         self._registry = registry or ToolRegistry.discover()
         self._offered = {o.name: o for o in names.offered(self._registry, vision=vision)}
         self.holders = Holders(self._registry, options)
+        self._secrets = options.secrets
         # Attached, the server starts no browser: browser_navigate attaches again.
         self._gone_advice = (
             _GONE
@@ -77,7 +79,10 @@ class PagesightMCP(MCPServer[Any]):
     ) -> CallToolResult:
         holder = self.holders.get(_connection(context))
         async with holder.lock:  # one call at a time on a connection's page
-            return await self._call(holder, name, arguments)
+            result = await self._call(holder, name, arguments)
+        # Every text the client gets, the page after an action and any error included, with
+        # each secret written {{NAME}} (an image is blacked out where it shows one).
+        return masked(result, self._secrets)
 
     async def _call(
         self, holder: BrowserHolder, name: str, arguments: dict[str, Any]
@@ -123,6 +128,7 @@ class PagesightMCP(MCPServer[Any]):
         except PagesightError as exc:
             return failure(_reason(exc), str(exc))
         except Exception as exc:  # a bug in pagesight: the traceback to the log, not the model
+            mask_exception(exc, self._secrets)  # the log is written too: no secret in it
             log.exception("tool %s failed", name)
             return failure(
                 "internal_error",

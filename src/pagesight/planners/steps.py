@@ -40,6 +40,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from pagesight.agent.decision import Action, Batch, Decision, Done, PlannerStop, Stop
+from pagesight.agent.secrets import ENV_PREFIX
 from pagesight.agent.state import State
 from pagesight.errors import InvalidOption, StepsError
 from pagesight.observe import find as finding
@@ -146,25 +147,29 @@ class StepsPlanner:
     def secrets(
         self, given: Mapping[str, str] | None = None, *, environ: Mapping[str, str] | None = None
     ) -> dict[str, str]:
-        """The value of every secret the script names: from ``given`` (``--secret``), else from
-        the environment variable of that name. ``StepsError`` naming the line of one that has
-        neither."""
+        """The value of every secret the script names: from ``given`` (``--secret``; a key
+        ``NAME@ORIGIN`` scopes it, and stays the key), else from the environment variable
+        ``PAGESIGHT_SECRET_NAME`` or ``NAME``. ``StepsError`` naming the line of one that has
+        none."""
         given = dict(given or {})
+        # A key may scope its secret (``NAME@https://bank.example``): kept as it is.
+        keys = {key.partition("@")[0].strip(): key for key in given}
         env = os.environ if environ is None else environ
         out = {}
         for name, line in self.secret_names().items():
-            value = given.get(name) or env.get(name)
+            key = keys.get(name, name)
+            value = given.get(key) or env.get(ENV_PREFIX + name) or env.get(name)
             if not value:
                 error = StepsError(
                     f"{{{{{name}}}}} needs a value: --secret {name}=VALUE or the environment "
-                    f"variable {name}",
+                    f"variable {ENV_PREFIX}{name} (or {name})",
                     line=line,
                 )
                 if not self.source.startswith("<"):  # a file: say which
                     error = StepsError(f"{self.source}: {error}")
                     error.line = line
                 raise error
-            out[name] = value
+            out[key] = value
         return out
 
     async def decide(self, state: State) -> Decision:

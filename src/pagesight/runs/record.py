@@ -3,7 +3,8 @@
 ::
 
     runs/20261201T203015Z/
-      run.jsonl      one JSON line per step, flushed as it is written
+      run.jsonl      one JSON line per step, each written whole in one write (never half a
+                     line, even on a full disk: a line that does not fit is taken back)
       step-01.png    the screenshot each decision was made on, the chosen element marked
       final.png      the page when the run ended
       summary.json   goal, stop reason, steps, rounds, final URL, tokens, time, cost — written
@@ -12,21 +13,28 @@
       steps.txt      the run compiled into the steps language, to replay it (see replay.py)
 
 Starting a run in a folder removes what an earlier run left there, so no summary is ever
-stale. Secret values are masked as ``{{NAME}}`` in every line written (the loop blacks out
-the fields that show one on the screenshots before they get here).
+stale. Every file but run.jsonl is written to a temporary name and renamed, so a reader
+finds it whole or not at all; a write that fails (a full disk) raises RecordsNotWritten,
+which is an OSError too, and leaves what was written before intact. Secret values are
+masked as ``{{NAME}}`` in every line written (the loop blacks out the fields that show one
+on the screenshots before they get here).
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import tempfile
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from pagesight.agent.secrets import Secrets
 from pagesight.agent.state import RunResult, StepRecord
+from pagesight.errors import RecordsNotWritten
 
 RUN_LOG = "run.jsonl"
 SUMMARY = "summary.json"
@@ -52,29 +60,45 @@ class RunRecorder:
     def __init__(self, folder: str | Path, *, secrets: Secrets | None = None) -> None:
         self.folder = Path(folder)
         self._secrets = secrets or Secrets()
-        self._log: IO[str] | None = None
+        self._log: int | None = None  # run.jsonl's file descriptor, opened for appending
+        self._logged = 0  # the bytes of run.jsonl that hold whole lines
 
     def start(self) -> None:
         """Make the folder and clear what an earlier run left in it."""
-        self.folder.mkdir(parents=True, exist_ok=True)
-        for name in (SUMMARY, REPORT, RUN_LOG, FINAL_SHOT, STEPS):
-            (self.folder / name).unlink(missing_ok=True)
-        for old in self.folder.glob("step-*.png"):
-            old.unlink()
-        self._log = (self.folder / RUN_LOG).open("w", encoding="utf-8")
+        with _writing(self.folder, RUN_LOG):
+            self.folder.mkdir(parents=True, exist_ok=True)
+            for name in (SUMMARY, REPORT, RUN_LOG, FINAL_SHOT, STEPS):
+                (self.folder / name).unlink(missing_ok=True)
+            for old in self.folder.glob("step-*.png"):
+                old.unlink()
+            flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+            self._log = os.open(self.folder / RUN_LOG, flags, 0o644)
+            self._logged = 0
 
     def step(self, record: StepRecord) -> None:
-        """Append the step's line to ``run.jsonl`` and flush it."""
+        """Append the step's line to ``run.jsonl``, whole: one unbuffered write, so it is on
+        disk when this returns. A line the disk has no room for is taken back (the file cut
+        to the lines before it) and RecordsNotWritten raised."""
         if self._log is None:
             raise RuntimeError("RunRecorder.start() was not called")
         line = {"time": datetime.now(UTC).isoformat(timespec="milliseconds"), **record.to_dict()}
-        self._log.write(self._json(line) + "\n")
-        self._log.flush()
+        data = (self._json(line) + "\n").encode("utf-8")
+        with _writing(self.folder, RUN_LOG):
+            try:
+                written = os.write(self._log, data)
+                if written != len(data):  # a full disk takes what fits: half a line
+                    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))  # as a next write would
+            except OSError:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._log, self._logged)
+                raise
+            self._logged += written
 
     def screenshot(self, name: str, png: bytes) -> Path:
-        """Save ``png`` as ``name`` (secrets already blacked out: see the agent loop)."""
+        """Save ``png`` as ``name``, whole or not at all (secrets already blacked out: see
+        the agent loop)."""
         path = self.folder / name
-        path.write_bytes(png)
+        write_atomically(path, png)
         return path
 
     def finish(self, result: RunResult) -> None:
@@ -84,7 +108,7 @@ class RunRecorder:
         summary = self._json(result.summary(), indent=2) + "\n"
         self.steps()
         self.report(summary=json.loads(summary))
-        _write_atomically(self.folder / SUMMARY, summary)
+        write_atomically(self.folder / SUMMARY, summary)
 
     def failed(self, exc: BaseException) -> None:
         """The run failed: no summary; the report says what happened, as far as it got."""
@@ -99,7 +123,7 @@ class RunRecorder:
         lines = (self.folder / RUN_LOG).read_text(encoding="utf-8").splitlines()
         records = [json.loads(line) for line in lines if line.strip()]
         text = compile_run(records, folder=str(self.folder))
-        _write_atomically(self.folder / STEPS, self._secrets.mask(text))
+        write_atomically(self.folder / STEPS, self._secrets.mask(text))
 
     def report(self, *, failure: str | None = None, summary: dict[str, Any] | None = None) -> None:
         from pagesight.runs.report import write_report
@@ -108,7 +132,7 @@ class RunRecorder:
 
     def close(self) -> None:
         if self._log is not None:
-            self._log.close()
+            os.close(self._log)
             self._log = None
 
     def _json(self, value: Any, indent: int | None = None) -> str:
@@ -118,14 +142,35 @@ class RunRecorder:
         return masked
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def write_atomically(path: Path, content: str | bytes) -> None:
     """Write to a temporary file beside ``path``, then rename it over: a reader sees the
-    whole file or none."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    whole file or none (RecordsNotWritten when it cannot be written)."""
+    data = content.encode("utf-8") if isinstance(content, str) else content
+    with _writing(path.parent, path.name):
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+@contextlib.contextmanager
+def _writing(folder: Path, name: str) -> Iterator[None]:
+    """An OSError writing ``name`` in ``folder`` raised as RecordsNotWritten, which says
+    which record, where, and what to do (its errno kept)."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        yield
+    except RecordsNotWritten:
         raise
+    except OSError as exc:
+        full = exc.errno in (errno.ENOSPC, errno.EDQUOT)
+        advice = "free some space there or give" if full else "give"
+        failure = RecordsNotWritten(
+            f"cannot write the run's {name} in {folder}: {exc.strerror or exc}; {advice} the "
+            "run another folder (--out)"
+        )
+        failure.errno = exc.errno
+        raise failure from exc

@@ -15,7 +15,7 @@ from typing import Any
 
 import jinja2
 
-from pagesight.runs.record import FINAL_SHOT, REPORT, RUN_LOG, SUMMARY
+from pagesight.runs.record import FINAL_SHOT, REPORT, RUN_LOG, SUMMARY, write_atomically
 
 _TEMPLATE = Path(__file__).with_name("report.html.j2")
 
@@ -44,7 +44,7 @@ def write_report(
         final_image=_data_url(folder / FINAL_SHOT),
     )
     path = folder / REPORT
-    path.write_text(html, encoding="utf-8")
+    write_atomically(path, html)  # whole or not at all, as every record but run.jsonl
     return path
 
 

@@ -7,8 +7,8 @@ package starts nothing.
 
 * :class:`FakeOpenAI` — OpenAI's chat completions (every OpenAI-compatible server);
 * :class:`FakeAnthropic` — Anthropic's messages;
-* script items: :class:`Reply`, :class:`Failure`, :class:`Hang` (or a function of the
-  request body returning one);
+* script items: :class:`Reply`, :class:`Failure`, :class:`Hang`, :class:`Drop` (or a
+  function of the request body returning one);
 * :mod:`pagesight.testing.decisions` — the Decisions API (``FakeDecisionsServer``: its
   answers by question name, its own ``Reply``; its failures are the :class:`Failure` and
   :class:`Hang` above, also made as ``RateLimit``, ``Fail``, ``Malformed``).
@@ -19,6 +19,6 @@ fake subclasses with its paths, key check, reply and error bodies.
 
 from pagesight.testing.fake_anthropic import FakeAnthropic
 from pagesight.testing.fake_openai import FakeOpenAI
-from pagesight.testing.script import Failure, Hang, Reply
+from pagesight.testing.script import Drop, Failure, Hang, Reply
 
-__all__ = ["Failure", "FakeAnthropic", "FakeOpenAI", "Hang", "Reply"]
+__all__ = ["Drop", "Failure", "FakeAnthropic", "FakeOpenAI", "Hang", "Reply"]

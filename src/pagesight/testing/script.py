@@ -1,6 +1,7 @@
 """What a scripted fake server answers, one item a request: a :class:`Reply` (text, tool
-calls, structured output), a :class:`Failure` (an HTTP error, a malformed body) or a
-:class:`Hang` (no answer until the client has given up). A script may also hold functions of
+calls, structured output), a :class:`Failure` (an HTTP error, a malformed body), a
+:class:`Hang` (no answer until the client has given up) or a :class:`Drop` (the connection
+closed under the request, no answer at all). A script may also hold functions of
 the request body (the JSON the client sent) that return one of them, to answer as a capable
 model would: by reading the element ids off the outline it was sent."""
 
@@ -92,5 +93,11 @@ class Hang:
     seconds: float | None = 30.0
 
 
-Item = Reply | Failure | Hang
+@dataclass(frozen=True, kw_only=True)
+class Drop:
+    """No answer at all: the server closes the connection once it has read the request, as
+    a proxy or a crashed server does (the client sees the connection reset, not a status)."""
+
+
+Item = Reply | Failure | Hang | Drop
 Script = Item | Callable[[dict[str, Any]], Item]

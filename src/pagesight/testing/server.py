@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from pagesight.testing.script import Failure, Hang, Reply, Script
+from pagesight.testing.script import Drop, Failure, Hang, Reply, Script
 from pagesight.threaded_server import start_in_thread
 
 _START_TIMEOUT_S = 10.0
@@ -41,7 +41,7 @@ class ScriptedServer:
     """The server; a context manager that starts and closes it (or :meth:`start`,
     :meth:`close`). ``script``: one item a request, in order (past its end:
     :attr:`end_of_script`), each a :class:`Reply` (or the API's own answer), a
-    :class:`Failure`, a :class:`Hang` or a function of the request returning one;
+    :class:`Failure`, a :class:`Hang`, a :class:`Drop` or a function of the request returning one;
     ``api_key``: when set, a request without it gets a 401; ``port``: 0 for any free one.
     Every response carries an ``x-request-id`` (``fake-0001``, …).
 
@@ -158,6 +158,8 @@ class ScriptedServer:
             item = self._next(received)
             if isinstance(item, Hang):
                 return await self._hang(item, request_id)
+            if isinstance(item, Drop):
+                return await self._drop(request)
             if isinstance(item, Failure):
                 return self._fail(item, request_id)
             body, usage = self.answer(item, received, raw)
@@ -181,6 +183,19 @@ class ScriptedServer:
         while not self._closing.is_set() and (deadline is None or time.monotonic() < deadline):
             await asyncio.sleep(0.02)
         return self._error(504, "the scripted hang is over", request_id)
+
+    async def _drop(self, request: Request) -> Response:
+        # The request's own connection, aborted (a reset, no status line): uvicorn keeps its
+        # connections in its server state, each knowing its client's address and port.
+        assert self._server is not None
+        client = tuple(request.scope.get("client") or ())
+        for connection in list(self._server.server_state.connections):
+            if getattr(connection, "client", None) == client:
+                connection.transport.abort()
+        # Once uvicorn has seen the connection go (the next turn of its loop), the answer
+        # below is dropped unsent, and nothing is logged.
+        await asyncio.sleep(0)
+        return Response(status_code=204)
 
     def _fail(self, item: Failure, request_id: str) -> Response:
         if item.raw is not None:

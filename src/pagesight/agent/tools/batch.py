@@ -6,7 +6,7 @@ from typing import Any
 import pydantic
 
 from pagesight.act.batch import StepResult
-from pagesight.agent.registry import masked, reason_of
+from pagesight.agent.registry import filled, masked, reason_of
 from pagesight.agent.session import Session
 from pagesight.agent.tool import PageStep, ToolFailure, ToolResult
 from pagesight.errors import InputError
@@ -46,8 +46,9 @@ async def batch(session: Session, *, actions: list[BatchAction]) -> ToolResult:
             return ToolResult.failure(reason, f"action {number}: {message}; nothing was run")
         steps.append(planned)
     try:
-        filled = [(s.ref, s.action, session.secrets.fill(s.args)) for s in steps]
-        result = await session.page.batch(filled)
+        # Every step's secrets checked against where they go before any step runs.
+        ready = [(s.ref, s.action, await filled(s, session)) for s in steps]
+        result = await session.page.batch(ready)
     except InputError as exc:  # a step page.batch refused before any ran (a missing file)
         return ToolResult.failure(reason_of(exc), f"{exc}; nothing was run")
     if result.effect is not None:

@@ -18,9 +18,10 @@ async def handle_dialog(
         accept: True to accept (OK), false to dismiss (Cancel).
         prompt_text: What to type into a prompt() dialog before accepting it.
     """
-    await session.page.answer_next_dialog(
-        accept=accept, prompt_text=session.secrets.fill(prompt_text)
-    )
+    # A dialog is the tab's document's (Chromium names its origin in the dialog): a secret
+    # is checked against the tab's URL now.
+    filled = session.secrets.fill_for(prompt_text, at=session.page.url, where="this tab")
+    await session.page.answer_next_dialog(accept=accept, prompt_text=filled)
     answer = "accepted" if accept else "dismissed"
     typed = f" with {prompt_text!r}" if accept and prompt_text is not None else ""
     return ToolResult(

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
+from pagesight.agent.secrets import hide_secrets
 from pagesight.agent.session import Session
 from pagesight.agent.tool import ToolResult
 from pagesight.errors import InvalidOption
@@ -23,7 +25,16 @@ async def screenshot(
     """
     target = _target(session, filename) if filename is not None else None
     observation = session.latest if marks else None
-    png = await session.page.screenshot(marks=marks, observation=observation)
+    if session.secrets.values:
+        # Read from the page as it is now (the latest observation may predate a value typed
+        # or shown since): every element showing a secret is blacked out before the image
+        # is saved or sent.
+        now = await session.page.observe()
+        capture = await session.page.capture()
+        marked = (observation or now).elements if marks else ()
+        png = await asyncio.to_thread(hide_secrets, capture, now, session.secrets, marked=marked)
+    else:
+        png = await session.page.screenshot(marks=marks, observation=observation)
     width, height = decode_png(png).size
     text = f"screenshot {width}x{height}" + (" with marks (badge = element id)" if marks else "")
     value: dict[str, object] = {"width": width, "height": height, "marks": marks}

@@ -1,0 +1,256 @@
+"""The origin policy at the network: every request a page makes, not only its documents —
+images, ``fetch``, XHR, ``sendBeacon``, a same-origin iframe's requests, a dedicated worker's,
+a service worker's, WebSockets — refused when its origin is not allowed, blocked, or on the
+private network; refused requests counted in the observation's notes; and the options on
+``run`` and ``mcp``.
+
+Origins: ``server`` (the page, allowed), ``other_origin`` (http://localhost:PORT, refused),
+and a recorder of this module's own that notes every request it gets, reached as
+``http://127.0.0.1:PORT`` (allowed) or ``http://localhost:PORT`` (refused: a refused request
+must never arrive). ``server2`` is blocked. One browser for the whole module.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, ClassVar
+
+import pytest
+
+from cli_support import run_cli
+from conftest import StaticServer
+from pagesight import Browser, InvalidOption, OriginNotAllowed
+from pagesight.guard.interception import RequestGuard
+from pagesight.guard.origins import OriginPolicy
+
+
+class _Recorder(BaseHTTPRequestHandler):
+    """Notes each request's path; answers a WebSocket handshake (then waits for the close)
+    and anything else with ``ok``."""
+
+    seen: ClassVar[list[str]] = []
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.seen.append(self.path)
+        if self.headers.get("Upgrade", "").lower() == "websocket":
+            key = self.headers["Sec-WebSocket-Key"] + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+            accept = base64.b64encode(hashlib.sha1(key.encode()).digest()).decode()
+            self.send_response(101)
+            self.send_header("Upgrade", "websocket")
+            self.send_header("Connection", "Upgrade")
+            self.send_header("Sec-WebSocket-Accept", accept)
+            self.end_headers()
+            self.wfile.flush()
+            self.rfile.read(2)  # the client's close frame, or the connection's end
+            return
+        self._ok()
+
+    def do_POST(self) -> None:
+        self.seen.append(self.path)
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self._ok()
+
+    def _ok(self) -> None:
+        self.send_response(200)
+        self.send_header("Access-Control-Allow-Origin", "*")
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+
+@pytest.fixture(scope="module")
+def recorder() -> Iterator[int]:
+    """The recorder's port."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
+    httpd.daemon_threads = True
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    yield httpd.server_address[1]
+    httpd.shutdown()
+    httpd.server_close()
+    thread.join(timeout=5)
+
+
+# Chromium finds *.pagesight.test at 127.0.0.1; the operating system does not find it at all.
+_RESOLVER = "--host-resolver-rules=MAP *.pagesight.test 127.0.0.1"
+
+
+@pytest.fixture(scope="module")
+def guarded(server2: StaticServer) -> Iterator[Browser]:
+    """Any port of 127.0.0.1 (named exactly: private, but listed), any subdomain of
+    localhost and of pagesight.test (wildcards: never private), but not ``server2``."""
+    with Browser.launch(
+        args=(_RESOLVER,),
+        allowed_origins=["http://127.0.0.1:*", "http://*.localhost:*", "http://*.pagesight.test:*"],
+        blocked_origins=[server2.origin],
+    ) as b:
+        yield b
+
+
+@pytest.fixture(scope="module")
+def loaded(
+    guarded: Browser, server: StaticServer, other_origin: StaticServer, recorder: int
+) -> Iterator[tuple[Any, dict[str, Any], str]]:
+    """net-requests.html once every request it makes has answered: the tab, its results
+    and its first observation's text."""
+    _Recorder.seen.clear()
+    query = (
+        f"other={other_origin.origin}&rec=http://localhost:{recorder}"
+        f"&ok=http://127.0.0.1:{recorder}&private=http://inside.localhost:{recorder}"
+        f"&unresolved=http://app.pagesight.test:{recorder}"
+    )
+    tab = guarded.open(server.url(f"net-requests.html?{query}"))
+    tab.playwright.wait_for_function("window.netDone === true", timeout=15_000)
+    results: dict[str, Any] = tab.playwright.evaluate("window.net")
+    text = tab.observe().text()
+    yield tab, results, text
+    tab.close()
+
+
+def test_requests_to_a_refused_origin_fail_and_never_arrive(
+    loaded: tuple[Any, dict[str, Any], str],
+) -> None:
+    _tab, net, _text = loaded
+    assert net["fetch"] == "error"
+    assert net["xhr"] == "error"
+    assert net["img"] == "error"
+    assert net["own_fetch"] == 200  # the page's own origin still answers
+    assert net["own_frame"] == "error"  # a same-origin iframe's request to the other origin
+    # sendBeacon only queues; the recorder says whether it was sent.
+    assert net["beacon_queued"] is True
+    assert "/beacon" not in _Recorder.seen
+
+
+def test_workers_and_service_workers_are_held_to_the_policy(
+    loaded: tuple[Any, dict[str, Any], str],
+) -> None:
+    _tab, net, _text = loaded
+    assert net["worker_fetch"] == "error"
+    assert net["worker_ws"] == "error"
+    assert net["sw"] == "sw fetch error"
+    assert "/sw-fetch" not in _Recorder.seen
+    assert "/ws-worker" not in _Recorder.seen
+
+
+def test_a_websocket_to_a_refused_origin_is_never_opened(
+    loaded: tuple[Any, dict[str, Any], str],
+) -> None:
+    _tab, net, _text = loaded
+    assert net["ws_no"] == "error"
+    assert "/ws-page" not in _Recorder.seen
+    assert net["ws_ok"] == "open"  # the same server, by an allowed origin
+    assert "/ws-allowed" in _Recorder.seen
+
+
+def test_a_name_that_reaches_this_machine_is_refused_though_a_wildcard_allows_it(
+    loaded: tuple[Any, dict[str, Any], str],
+) -> None:
+    _tab, net, _text = loaded
+    assert net["private"] == "error"  # inside.localhost: loopback by name
+    assert net["unresolved"] == "error"  # app.pagesight.test: not found here, so not let by
+    assert "/private" not in _Recorder.seen
+    assert "/unresolved" not in _Recorder.seen
+
+
+def test_refused_requests_are_counted_in_the_next_observation(
+    loaded: tuple[Any, dict[str, Any], str],
+) -> None:
+    tab, _net, text = loaded
+    # img, fetch, xhr, beacon, the two names, the frame's fetch, the worker's fetch (the
+    # WebSockets are stopped by the page's own policy, before any request).
+    assert "… 8 requests refused by the origin policy" in text
+    again = tab.observe().text()
+    assert "refused by the origin policy" not in again  # counted once
+    tab.playwright.evaluate(
+        "fetch(new URLSearchParams(location.search).get('other') + '/x').catch(() => {})"
+    )
+    assert "… 1 request refused by the origin policy" in tab.observe().text()
+
+
+def test_a_blocked_origin_is_refused_though_the_list_allows_its_host(
+    guarded: Browser, server: StaticServer, server2: StaticServer
+) -> None:
+    tab = guarded.open(server.url("form.html"))
+    try:
+        with pytest.raises(OriginNotAllowed) as caught:
+            tab.navigate(server2.url("form.html"))
+        assert caught.value.origin == server2.origin
+        assert "blocked origin" in str(caught.value)
+        assert tab.playwright.evaluate("location.href") == server.url("form.html")
+        status = tab.playwright.evaluate(
+            f"fetch({server2.url('slow?ms=0')!r}).then(r => r.status, () => 'error')"
+        )
+        assert status == "error"
+    finally:
+        tab.close()
+
+
+def test_a_bad_blocked_pattern_is_named_before_chromium_starts() -> None:
+    with pytest.raises(InvalidOption) as caught:
+        Browser.launch(blocked_origins=["https://example.com/path"])
+    assert caught.value.option == "blocked_origins"
+    assert "blocked_origins" in str(caught.value)
+
+
+def test_run_and_mcp_take_the_origin_options(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Any,
+    browser: Browser,
+    server: StaticServer,
+    server2: StaticServer,
+) -> None:
+    steps = tmp_path / "steps.txt"
+    steps.write_text(f"go to {server2.url('form.html')}\n")
+    done = run_cli(
+        monkeypatch,
+        "run",
+        server.url("form.html"),
+        "--steps",
+        str(steps),
+        "--cdp-url",
+        browser.cdp_url,
+        "--blocked-origins",
+        server2.origin,
+        "--out",
+        str(tmp_path / "run"),
+    )
+    assert f"{server2.origin} is a blocked origin" in done.stdout
+    for command in ("run", "mcp"):
+        argv = ["run", server.url(), "--steps", str(steps)] if command == "run" else ["mcp"]
+        bad = run_cli(monkeypatch, *argv, "--blocked-origins", "ftp://nowhere")
+        assert bad.returncode == 2
+        assert "blocked_origins: 'ftp://nowhere' is not an origin" in bad.stderr
+
+
+def test_the_refusal_logs_stay_bounded() -> None:
+    """A long run's refusals are counted, and only the latest kept (§6's load run must not
+    grow): fed the pause events Chromium sends, with no browser to answer."""
+    guard = RequestGuard(OriginPolicy.of(["https://example.com"]), closed_unseen=lambda _: None)
+
+    async def pause_many() -> None:
+        for i in range(10_000):
+            kind = "Document" if i % 2 else "Image"
+            guard._paused(
+                {
+                    "requestId": str(i),
+                    "frameId": "F",
+                    "resourceType": kind,
+                    "request": {"url": f"https://elsewhere.net/{i}"},
+                }
+            )
+        await guard.settled()
+
+    asyncio.run(pause_many())
+    assert guard.requests_mark() == 5_000 and guard.mark() == 5_000
+    assert guard.requests_between(0, 5_000, {"F"}) == 4096  # the latest only
+    refused = asyncio.run(guard.since(0))
+    assert len(refused) == 256
+    assert refused[-1].refused.url == "https://elsewhere.net/9999"
