@@ -17,6 +17,8 @@ from mcp.client.session import ElicitationFnT
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import CallToolResult, ImageContent, TextContent, Tool
 
+from pagesight.agent.untrusted import CLOSE, OPEN
+
 SRC = Path(__file__).resolve().parents[1] / "src"
 T = TypeVar("T")
 
@@ -104,8 +106,21 @@ class McpClient:
 
 
 def text(result: CallToolResult) -> str:
-    """Every text block of a result, one after another."""
-    return "\n".join(c.text for c in result.content if isinstance(c, TextContent))
+    """Every text block of a result, one after another, as the tool said it: without the
+    untrusted-content markers the page's text travels in (a server-level error has none)."""
+    return "\n".join(
+        unwrapped(c.text) if OPEN in c.text else c.text
+        for c in result.content
+        if isinstance(c, TextContent)
+    )
+
+
+def unwrapped(block: str) -> str:
+    """A result's text block without the untrusted-content markers its page text travels in
+    (a whole or changed page keeps its header line)."""
+    head, opened, rest = block.partition(OPEN + "\n")
+    assert opened and rest.endswith("\n" + CLOSE), f"page text not inside the markers:\n{block}"
+    return head + rest[: -len(CLOSE) - 1]
 
 
 def ok(result: CallToolResult) -> str:

@@ -12,6 +12,7 @@ import pytest
 from mcp_types import CallToolResult, TextContent
 
 from conftest import StaticServer
+from mcp_support import unwrapped
 from pagesight import Browser
 from pagesight.agent.registry import ToolRegistry
 from pagesight.agent.session import Session
@@ -120,7 +121,7 @@ def test_a_coordinate_click_with_vision_answers_with_its_effect(
             await mcp.holders.close()
 
     clicked, saved = asyncio.run(calls())
-    said = "".join(c.text for c in clicked.content if isinstance(c, TextContent))
+    said = "".join(unwrapped(c.text) for c in clicked.content if isinstance(c, TextContent))
     assert not clicked.is_error, said
     assert "dom_change" in said.splitlines()[0], said
     assert "Saved" in said  # the effect names the status the click wrote

@@ -13,6 +13,7 @@ from typing import Any, TypeVar
 from mcp_types import CallToolResult, TextContent
 
 from conftest import StaticServer
+from mcp_support import unwrapped
 from pagesight import Browser
 from pagesight.agent.context import FULL
 from pagesight.mcp import BrowserOptions, PagesightMCP
@@ -23,7 +24,7 @@ T = TypeVar("T")
 
 def _texts(result: CallToolResult) -> list[str]:
     assert not result.is_error, result.content
-    return [c.text for c in result.content if isinstance(c, TextContent)]
+    return [unwrapped(c.text) for c in result.content if isinstance(c, TextContent)]
 
 
 def _ref(outline: str, needle: str) -> int:
@@ -146,7 +147,9 @@ def test_a_filled_form_reads_as_short_as_its_fields_typed_and_chosen_one_by_one(
     # A field that fails: the fields before it said as filled, then its number, the typed
     # reason and what the page offers.
     assert failed[0].is_error
-    said = next(c.text for c in failed[0].content if isinstance(c, TextContent)).splitlines()
+    said = next(
+        unwrapped(c.text) for c in failed[0].content if isinstance(c, TextContent)
+    ).splitlines()
     assert said == [
         f"input [{title}] -> value_change",
         f'  value [{title}] textbox "Job title": "Staff Engineer" -> "CTO"',

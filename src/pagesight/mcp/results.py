@@ -5,7 +5,8 @@ after it: the whole outline when it is another document (or the model has no pag
 change on), else only what changed since the page the model last had (the rule the agent's
 context keeps: a change is shown when it is the same document read from the DOM and smaller
 than the page), and nothing when the effect already named every change (a typed value). A
-screenshot comes as an image. No structured content: it would repeat the text, and every
+screenshot comes as an image. Text from the page travels inside the untrusted-content markers
+(:mod:`pagesight.agent.untrusted`). No structured content: it would repeat the text, and every
 token returned is the model's to pay.
 
 When the whole page follows, the effect is cut to what the page cannot say: its element
@@ -27,6 +28,7 @@ from pagesight.agent.context import DELTA, FULL
 from pagesight.agent.loop import changes_since
 from pagesight.agent.secrets import Secrets
 from pagesight.agent.tool import ToolResult
+from pagesight.agent.untrusted import untrusted
 from pagesight.observe.observation import Observation
 from pagesight.observe.tokens import count_tokens
 
@@ -37,9 +39,12 @@ def content(result: ToolResult, *, before: Observation | None) -> CallToolResult
     text = result.text
     if page is not None and page.startswith(FULL):
         text = without_what_the_page_shows(text)
-    blocks: list[ContentBlock] = [TextContent(text=text)]
+    # Page text inside the untrusted-content markers, as every planner sends it: the client's
+    # model reads it like ours does, and the server's instructions say what the markers mean.
+    blocks: list[ContentBlock] = [TextContent(text=untrusted(text))]
     if page is not None:
-        blocks.append(TextContent(text=page))
+        header, _, body = page.partition("\n")
+        blocks.append(TextContent(text=f"{header}\n{untrusted(body)}"))
     if result.image is not None:
         data = base64.b64encode(result.image).decode("ascii")
         blocks.append(ImageContent(data=data, mime_type="image/png"))

@@ -24,6 +24,7 @@ from mcp_types import Tool as MCPTool
 from pagesight.agent.loop import mask_exception
 from pagesight.agent.registry import ToolRegistry, reason_of
 from pagesight.agent.session import Session
+from pagesight.agent.untrusted import RULE
 from pagesight.errors import PageCrashed, PagesightError, RuntimeFailure
 from pagesight.guard.confirm import Asker, ConfirmPolicy
 from pagesight.mcp import names
@@ -34,7 +35,7 @@ from pagesight.mcp.results import content, failure, masked
 INSTRUCTIONS = (
     "A browser. Address an element by `ref`, the number in brackets in the latest snapshot. "
     "Every action answers with its effect and the page after it (the whole page, or only "
-    "what changed), so a separate snapshot is rarely needed."
+    "what changed), so a separate snapshot is rarely needed. " + RULE
 )
 _GONE = "call browser_navigate to start a fresh browser (tabs, cookies and history are lost)"
 _TAB_GONE = "call browser_navigate to open a fresh tab, or browser_tabs to use another"

@@ -17,29 +17,20 @@
 (() => {
   const KEY = Symbol.for("pagesight.walker");
   if (globalThis[KEY]) return globalThis[KEY];
-  // The hooks are normally installed before the page's scripts; when pagesight attached later,
-  // an empty set stands in (and CDP fills closedRoots in, see capture.py).
-  const HOOKS = Symbol.for("pagesight.hooks");
-  function hooksOf(win) {
-    if (!win[HOOKS]) {
-      Object.defineProperty(win, HOOKS, {
-        value: {
-          clickTargets: new WeakSet(), closedRoots: new WeakMap(), installedEarly: false,
-          invalidFields: new WeakMap(), invalidEvents: () => 0,
-        },
-        enumerable: false,
-      });
-    }
-    return win[HOOKS];
-  }
-  const hooks = hooksOf(globalThis);
-  // Names and states guessed from markup, and each element's tag, attributes and selector
-  // (hints.js and selectors.js, installed just before this).
+  // Names guessed from markup, and each element's tag, attributes and selector (hints.js and
+  // selectors.js, installed just before this).
   const HINTS = globalThis[Symbol.for("pagesight.hints")];
   const MARKUP = globalThis[Symbol.for("pagesight.selectors")];
   // What an element is and is called, and what it holds (names.js, installed just before this).
   const NAMES = globalThis[Symbol.for("pagesight.names")];
   const { SKIP, INLINE_DISPLAY, saysMore, roleOf, labelText, externalName, hiddenLabel, fallbackName, placeholderOf, valueOf, optionLabels } = NAMES;
+  // The states an element is in and what it lends itself to, and the page's hooks (states.js).
+  const { hooksOf, statesOf, classState, activeDescendant, deepActive, dragSource, dropZone, opensFiles, undrawnFileInputs } =
+    globalThis[Symbol.for("pagesight.states")];
+  // Boxes, what covers them and the page's visible and reachable areas (sight.js).
+  const { inter, meets, coverOf, pageState, textUnseen, textBox, backdropOf, scaleOf, clipsAll, WHITE } =
+    globalThis[Symbol.for("pagesight.sight")];
+  const hooks = hooksOf(globalThis);
 
   const ELEMENT = 1;
   const TEXT = 3;
@@ -100,139 +91,6 @@
     return s.length > n ? s.slice(0, n - 1) + "\u2026" : s;
   }
 
-  // --- geometry -----------------------------------------------------------------------------
-  function inter(a, b) {
-    const x = Math.max(a.x, b.x), y = Math.max(a.y, b.y);
-    const r = Math.min(a.x + a.w, b.x + b.w), bt = Math.min(a.y + a.h, b.y + b.h);
-    return { x, y, w: Math.max(0, r - x), h: Math.max(0, bt - y) };
-  }
-  function meets(a, b) {
-    return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
-  }
-  function contains(outer, inner) {
-    return outer.x <= inner.x + 0.5 && outer.y <= inner.y + 0.5 &&
-      outer.x + outer.w >= inner.x + inner.w - 0.5 && outer.y + outer.h >= inner.y + inner.h - 0.5;
-  }
-
-  // --- states ------------------------------------------------------------------------------------
-  function statesOf(el, tag, ctx) {
-    const s = [];
-    const aria = (name) => el.getAttribute(name);
-    if (tag === "input" && (el.type === "checkbox" || el.type === "radio")) {
-      if (el.indeterminate) s.push("mixed");
-      else if (el.checked) s.push("checked");
-    } else {
-      const c = aria("aria-checked");
-      if (c === "true") s.push("checked");
-      else if (c === "mixed") s.push("mixed");
-    }
-    if (aria("aria-pressed") === "true") s.push("pressed");
-    const current = aria("aria-current");
-    if (current && current !== "false") s.push("current");
-    if (aria("aria-selected") === "true" || (tag === "option" && el.selected)) s.push("selected");
-    const exp = aria("aria-expanded");
-    if (exp === "true") s.push("expanded");
-    else if (exp === "false") s.push("collapsed");
-    if (tag === "summary" && el.parentElement && el.parentElement.localName === "details") {
-      s.push(el.parentElement.open ? "expanded" : "collapsed");
-    }
-    if ((("disabled" in el) && el.matches(":disabled")) || aria("aria-disabled") === "true") s.push("disabled");
-    if ((tag === "input" || tag === "textarea") && el.readOnly) s.push("readonly");
-    else if (aria("aria-readonly") === "true") s.push("readonly");
-    if (el.required || aria("aria-required") === "true") s.push("required");
-    if (aria("aria-invalid") === "true" || failsValidation(el)) s.push("invalid");
-    if (el === ctx.active) s.push("focused");
-    else if (el === ctx.activeOption) s.push("active"); // the option arrow keys moved to
-    if (ctx.ariaHidden) s.push("aria-hidden");
-    return s;
-  }
-
-  // A field the browser's validation rejects and has told the person so: after they edited it
-  // (:user-invalid) or after a submit it stopped (an ``invalid`` event).
-  function failsValidation(el) {
-    if (!("validity" in el)) return false;
-    return el.matches(":user-invalid") ||
-      (hooksOf(el.ownerDocument.defaultView).invalidFields.has(el) && !el.validity.valid);
-  }
-
-  // A state the page shows only through its own class names ("selected", "is-active"), where
-  // neither ARIA nor the native control says anything: a hint, as the walker marks it. (A
-  // disclosure's "active" class while open is its aria-expanded, not a pressed toggle.)
-  function classState(el, tag, role, states) {
-    const hinted = HINTS.stateOf(el, role); // one class-attribute test for most controls
-    if (!hinted || states.includes(hinted)) return "";
-    if (el.hasAttribute("aria-selected") || el.hasAttribute("aria-pressed") || el.hasAttribute("aria-current") ||
-        el.hasAttribute("aria-expanded") ||
-        el.hasAttribute("aria-checked") || tag === "option" || (tag === "input" && (el.type === "checkbox" || el.type === "radio"))) return "";
-    return hinted;
-  }
-
-  // --- occlusion -------------------------------------------------------------------------------
-  // Only a solid colour is certainly opaque; an image or gradient may be see-through.
-  function opaqueBackground(el) {
-    const st = el.ownerDocument.defaultView.getComputedStyle(el);
-    const m = /rgba?\(([^)]+)\)/.exec(st.backgroundColor);
-    if (!m) return false;
-    const parts = m[1].split(/[,\s/]+/).filter(Boolean);
-    return parts.length < 4 || parseFloat(parts[3]) >= 1;
-  }
-  function fullyOpaque(el) {
-    for (let e = el; e && e.nodeType === ELEMENT; e = e.parentElement || (e.getRootNode() && e.getRootNode().host)) {
-      if (parseFloat(e.ownerDocument.defaultView.getComputedStyle(e).opacity) < 1) return false;
-    }
-    return true;
-  }
-  // What hit-testing says about the visible part ``vis`` of an element: "covered" when opaque
-  // boxes that are not the element (nor inside it, nor around it) are painted above all of
-  // it; "scrolled" when those boxes are fixed or sticky bars short of the whole viewport (a
-  // site header, a sticky table head, over content scrolling brings back); otherwise "none".
-  function coverOf(el, vis, state) {
-    if (vis.w < 1 || vis.h < 1) return "none";
-    const root = el.getRootNode();
-    const hitter = root.elementFromPoint ? root : el.ownerDocument;
-    const hit = hitter.elementFromPoint(vis.x + vis.w / 2, vis.y + vis.h / 2);
-    if (!hit || hit === el || el.contains(hit) || hit.contains(el)) return "none";
-    let covers = [opaqueCoverAt(hit, el, vis)];
-    if (!covers[0]) {
-      // Several boxes together (a dialog over part, its backdrop over the rest): every sampled
-      // point must land on an opaque box above the element.
-      covers = [];
-      for (const x of [vis.x + 1, vis.x + vis.w / 2, vis.x + vis.w - 1]) {
-        for (const y of [vis.y + 1, vis.y + vis.h / 2, vis.y + vis.h - 1]) {
-          const h = hitter.elementFromPoint(x, y);
-          if (!h || h === el || el.contains(h) || h.contains(el)) return "none";
-          const cover = opaqueCoverAt(h, el, { x, y, w: 0, h: 0 });
-          if (!cover) return "none";
-          covers.push(cover);
-        }
-      }
-    }
-    const view = el.ownerDocument.defaultView;
-    const bar = (c) => {
-      const r = c.getBoundingClientRect();
-      const spansView = r.width >= view.innerWidth - 1 && r.height >= view.innerHeight - 1;
-      return !spansView && pinned(c);
-    };
-    return covers.every(bar) ? "scrolled" : "covered";
-  }
-  // Is this box (or a box it moves with) fixed or sticky, so it stays while the page scrolls?
-  function pinned(el) {
-    for (let e = el; e && e.nodeType === ELEMENT; e = e.parentElement) {
-      const pos = e.ownerDocument.defaultView.getComputedStyle(e).position;
-      if (pos === "fixed" || pos === "sticky") return true;
-    }
-    return false;
-  }
-  // The opaque box at or above ``hit`` (but not around the element) that spans ``area``.
-  function opaqueCoverAt(hit, el, area) {
-    for (let c = hit; c && c.nodeType === ELEMENT && !c.contains(el); c = c.parentElement) {
-      const r = c.getBoundingClientRect();
-      if (!contains({ x: r.left, y: r.top, w: r.width, h: r.height }, area)) continue;
-      if (opaqueBackground(c) && fullyOpaque(c)) return c;
-    }
-    return null;
-  }
-
   // --- the walk ------------------------------------------------------------------------------------
   function composedChildren(el) {
     // Content a browser keeps unrendered until found by search is not on screen.
@@ -251,6 +109,11 @@
     return el.childNodes;
   }
 
+  function firstText(el) {
+    for (const k of composedChildren(el)) if (k.nodeType === TEXT && k.data.trim()) return k;
+    return null;
+  }
+
   function pushText(out, text) {
     const last = out.length ? out[out.length - 1] : null;
     if (typeof last === "string") out[out.length - 1] = last + text;
@@ -258,15 +121,23 @@
   }
 
   // Walks the composed children into ``out``; true when the element has text of its own.
-  function walkChildren(el, ctx, out) {
+  // ``style`` and ``look`` are the element's (look is null for a document's root): its text is
+  // left out when a person could not read it (sight.js), decided once, at its first text.
+  function walkChildren(el, ctx, out, style, look) {
     const kids = composedChildren(el);
     let own = false;
+    let unseen = null;
     for (let i = 0; i < kids.length; i++) {
       const k = kids[i];
       if (k.nodeType === TEXT) {
         if (ctx.invisible) continue;
         const d = k.data;
-        if (d.trim()) { pushText(out, d.replace(/[\s\u00a0]+/g, " ")); own = true; }
+        if (d.trim()) {
+          if (unseen === null) unseen = textUnseen(el, style, look, k, ctx.backdrop, ctx.scale);
+          if (unseen) continue;
+          pushText(out, d.replace(/[\s\u00a0]+/g, " "));
+          own = true;
+        }
         else if (d.length && typeof out[out.length - 1] === "string") pushText(out, " ");
       } else if (k.nodeType === ELEMENT) {
         if (walkElement(k, ctx, out)) own = true;
@@ -337,7 +208,7 @@
     }
     const child = childContext(el, tag, style, look, kind, ctx);
     let content = [];
-    const ownText = !FORM_FIELD.has(tag) && walkChildren(el, child, content);
+    const ownText = !FORM_FIELD.has(tag) && walkChildren(el, child, content, style, look);
     if (tag === "label" && el.control) {
       emitLabel(el, content, look, ctx, out);
       return;
@@ -356,7 +227,10 @@
     // Occlusion, by hit-testing; an element that lets the pointer through cannot be tested.
     const speaks = actionable || kind.role === "heading" || kind.role === "img" || ownText;
     if (speaks && shown && look.onscreen && style.pointerEvents !== "none") {
-      const cover = coverOf(el, inter(look.box, look.state.clip), look.state);
+      // Text is tested where it is drawn (a short line in a wide block may be covered alone).
+      const first = ownText && !actionable && kind.role !== "img" ? firstText(el) : null;
+      const area = first ? inter(textBox(first), look.box) : look.box;
+      const cover = coverOf(el, inter(area.w >= 1 && area.h >= 1 ? area : look.box, look.state.clip), look.state);
       if (cover === "scrolled") look.onscreen = false; // under a fixed header: scroll to see it
       else if (cover === "covered") {
         if (actionable || kind.role === "heading" || kind.role === "img") return;
@@ -409,9 +283,8 @@
       if (pos === "absolute" || pos === "fixed") {
         const clip = style.clip;
         if (clip !== "auto" && (box.w <= 1 || box.h <= 1 || /rect\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\)/.test(clip))) return null;
-        const cp = style.clipPath;
-        if (cp !== "none" && /^inset\((50|100)%/.test(cp)) return null;
       }
+      if (clipsAll(style.clipPath)) return null; // clipped to nothing, wherever it is placed
       // Clipped away: outside everything any scrolling could reveal (unless its content
       // overflows it back into view, as a carousel's translated track does).
       if (box.w >= 1 && box.h >= 1 && !meets(box, state.reach) && !overflowsBox(el, clips)) return null;
@@ -489,7 +362,8 @@
       }
     }
     // A transform makes a containing block even for fixed descendants; only parents matter.
-    const transformed = el.firstElementChild !== null && !look.phrasing && style.transform !== "none";
+    const transform = look.phrasing ? "none" : style.transform;
+    const transformed = el.firstElementChild !== null && transform !== "none";
     const positioned = look.pos !== "static" || transformed;
     return {
       state: inner,
@@ -509,6 +383,10 @@
       modal: ctx.modal,
       active: ctx.active, activeOption: ctx.activeOption, frames: ctx.frames, offset: ctx.offset,
       viewArea: ctx.viewArea, fileInputs: ctx.fileInputs,
+      // What is painted behind the text inside, and how much transforms shrink it (a plain
+      // phrasing element is taken to paint nothing of its own, to keep its cost low).
+      backdrop: look.phrasing ? ctx.backdrop : backdropOf(style, ctx.backdrop),
+      scale: transform === "none" ? ctx.scale : ctx.scale * scaleOf(transform),
     };
   }
 
@@ -704,56 +582,9 @@
     return field !== null && field.b[2] * field.b[3] >= 0.5 * box.w * box.h;
   }
 
-  // What a person would drag: an HTML5 drag source, what shows a grab or move cursor (a
-  // sortable item, a kanban card), or what says it is draggable (dnd-kit's roledescription).
-  function dragSource(el, look) {
-    return el.getAttribute("draggable") === "true" || look.cursor === "grab" || look.cursor === "move" ||
-      /drag|sortable/i.test(el.getAttribute("aria-roledescription") || "");
-  }
-
-  // An HTML5 drop zone (a kanban column): it gets an id, so that a drag can be aimed at it.
-  function dropZone(el) {
-    const drops = hooksOf(el.ownerDocument.defaultView).dropTargets;
-    return typeof el.ondrop === "function" || Boolean(drops && drops.has(el));
-  }
-
   function headingIn(el) {
     const h = el.querySelector("h1, h2, h3, h4, h5, h6, legend, [role=heading]");
     return h ? cap(norm(h.textContent || ""), 80) : "";
-  }
-
-  // Whether "upload" applies: a file input, or a button beside a hidden one it opens (the
-  // element, its parent or grandparent holds it, or the shadow root it sits at the top of, as
-  // in a file-upload web component, and holds no other control: a form's submit button is
-  // not beside the form's file inputs; act.js finds the input by the same rule).
-  function opensFiles(el, tag, role, ctx) {
-    if (tag === "input") return el.type === "file";
-    if (!(role === "button" || role === "link" || role === "clickable")) return false;
-    const root = el.getRootNode();
-    const inputs = root.host ? undrawnFileInputs(root) : ctx.fileInputs;
-    for (let n = el, up = 0; n && up < 3 && inputs.length; n = n.parentElement || shadowOf(n), up++) {
-      if (inputs.some((f) => n.contains(f))) return !holdsOtherControls(n, el);
-    }
-    return false;
-  }
-
-  const OTHER_CONTROLS = 'button, select, textarea, a[href], [role="button"], input:not([type="file" i]):not([type="hidden" i])';
-  function holdsOtherControls(n, el) {
-    for (const c of n.querySelectorAll(OTHER_CONTROLS)) if (!el.contains(c) && !c.contains(el)) return true;
-    return false;
-  }
-
-  function shadowOf(n) {
-    return n.parentNode && n.parentNode.host ? n.parentNode : null;
-  }
-
-  // The file inputs of a document (or shadow root) that the page does not draw (a button or
-  // label opens them).
-  function undrawnFileInputs(doc) {
-    return Array.from(doc.querySelectorAll('input[type="file" i]')).filter((f) => {
-      const r = f.getBoundingClientRect();
-      return r.width < 2 || r.height < 2 || !f.checkVisibility({ visibilityProperty: true });
-    });
   }
 
   function emitHeading(el, tag, look, items, content, ctx, out) {
@@ -877,53 +708,6 @@
     }
   }
 
-  // The option a focused combobox or listbox points at with aria-activedescendant: focus stays
-  // on the box while arrow keys move this highlight, so it is where keys act (Enter picks it).
-  function activeDescendant(focused) {
-    if (!focused || !focused.hasAttribute("aria-activedescendant")) return null;
-    return focused.ariaActiveDescendantElement || null;
-  }
-
-  function deepActive(doc) {
-    const closed = hooksOf(doc.defaultView).closedRoots;
-    let a = doc.activeElement;
-    for (;;) {
-      const root = a && (a.shadowRoot || closed.get(a));
-      if (!root || !root.activeElement) return a;
-      a = root.activeElement;
-    }
-  }
-
-  // The page itself: visible now = the viewport; reachable = the document's scrollable area
-  // (content at negative coordinates cannot be scrolled to).
-  // The page itself: visible now = the viewport; reachable = the document's scrollable area
-  // (content before the scroll origin cannot be scrolled to). Where <html> keeps its
-  // overflow hidden and <body> scrolls instead, the body's scroll area is the page's.
-  function pageState(doc, viewport) {
-    const view = doc.defaultView;
-    const html = doc.documentElement, body = doc.body;
-    const hst = view.getComputedStyle(html), bst = body ? view.getComputedStyle(body) : hst;
-    const rtl = hst.direction === "rtl";
-    const scrolls = (o) => o === "auto" || o === "scroll";
-    const bodyScrolls = body && hst.overflowY !== "visible" && scrolls(bst.overflowY) && body.scrollHeight > body.clientHeight + 1;
-    if (bodyScrolls) {
-      const r = body.getBoundingClientRect();
-      const reach = { x: r.left - body.scrollLeft, y: r.top + body.clientTop - body.scrollTop, w: body.scrollWidth, h: body.scrollHeight };
-      return { clip: viewport, reach, scroller: null, view: viewport };
-    }
-    const se = doc.scrollingElement || html;
-    const lockedY = hst.overflowY === "hidden" || hst.overflowY === "clip" || (bst.overflowY === "hidden" && hst.overflowY === "visible");
-    const lockedX = hst.overflowX === "hidden" || hst.overflowX === "clip" || (bst.overflowX === "hidden" && hst.overflowX === "visible");
-    const width = lockedX ? viewport.w : Math.max(se.scrollWidth, viewport.w);
-    // Right-to-left pages overflow to the left; scrollLeft runs from 0 down to negative.
-    const x = lockedX ? 0 : rtl ? viewport.w - se.scrollLeft - width : -se.scrollLeft;
-    const reach = {
-      x, y: lockedY ? 0 : -se.scrollTop, w: width,
-      h: lockedY ? viewport.h : Math.max(se.scrollHeight, viewport.h),
-    };
-    return { clip: viewport, reach, scroller: null, view: viewport };
-  }
-
   let invalidEvents = 0; // over the documents of this walk
   function walkDocument(doc, ctx) {
     const view = doc.defaultView;
@@ -943,10 +727,16 @@
       modal, inModal: false,
       active, activeOption: activeDescendant(active), frames: ctx.frames, offset: ctx.offset,
       viewArea: vw * vh, fileInputs: undrawnFileInputs(doc),
+      backdrop: null, scale: 1,
     };
     const out = [];
     const root = doc.body || doc.documentElement;
-    if (root) walkChildren(root, full, out);
+    if (root) {
+      const rootStyle = view.getComputedStyle(root);
+      const html = root === doc.documentElement ? WHITE : backdropOf(view.getComputedStyle(doc.documentElement), WHITE);
+      full.backdrop = html && backdropOf(rootStyle, html);
+      walkChildren(root, full, out, rootStyle, null);
+    }
     return out;
   }
 
