@@ -20,7 +20,13 @@ every document and worker script the guard lets through carries one more
 ``Content-Security-Policy: connect-src`` naming the allowed origins, which Chromium enforces
 on WebSockets (and every other connection) in that document, its workers and the blank or
 ``blob:`` documents it makes: a policy a page can add to but not lift. A block list with no
-allowed list cannot be written as a CSP, so it does not reach WebSockets.
+allowed list cannot be written as a CSP, so it does not reach WebSockets. With an allowed
+list, no service worker registers (its script is refused): the documents one makes for its
+pages would carry no such policy.
+
+Prefetches and prerenders of speculation rules are made by Chromium itself, unseen by
+``Fetch``: a launched browser with a policy has them turned off in its profile
+(:data:`GUARDED_PREFERENCES`).
 """
 
 from __future__ import annotations
@@ -54,6 +60,13 @@ _REQUEST_LOG_SIZE = 4096
 """Other requests refused, kept to count in each tab's next observation."""
 _LOOKUP_TTL_S = 10.0
 _LOOKUP_CACHE_SIZE = 256
+
+GUARDED_PREFERENCES: dict[str, object] = {"net": {"network_prediction_options": 2}}
+"""The profile settings of a browser launched with an origin policy. Chromium makes the
+prefetches and prerenders a page asks for in ``<script type=speculationrules>`` (or a
+``Speculation-Rules`` header) itself, out of sight of the guard's ``Fetch`` session: they
+went to any origin. "Preload pages: never" (no command-line flag turns them off) stops
+them. A browser attached to with ``connect`` keeps its own setting."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -164,7 +177,7 @@ class RequestGuard:
             self._answer(self._add_policy(event))
             return
         url = event["request"]["url"]
-        if not self.policy.allows_request(url):
+        if not self.policy.allows_request(url) or self._service_worker(event):
             self._refuse(event)
             return
         host = self.policy.lookup_needed(url)
@@ -172,6 +185,19 @@ class RequestGuard:
             self._answer(self._continue(event))
         else:
             self._answer(self._after_lookup(event, host))
+
+    def _service_worker(self, event: dict[str, Any]) -> bool:
+        """Whether this is a service worker's script while WebSockets are held by the
+        connect-src policy: a service worker may answer its pages' navigations with documents
+        it makes itself, which never reach the guard and so carry no policy (their
+        WebSockets went anywhere). Its registration fails; the pages load from the network."""
+        if self._csp is None:
+            return False
+        headers = event["request"].get("headers", {})
+        return any(
+            name.lower() == "service-worker" and value == "script"
+            for name, value in headers.items()
+        )
 
     async def _after_lookup(self, event: dict[str, Any], host: str) -> None:
         if await self._may_load(host):
