@@ -40,6 +40,9 @@ class _Recorder(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.seen.append(self.path)
+        if self.path == "/no-location":
+            self._no_location()
+            return
         if self.headers.get("Upgrade", "").lower() == "websocket":
             key = self.headers["Sec-WebSocket-Key"] + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
             accept = base64.b64encode(hashlib.sha1(key.encode()).digest()).decode()
@@ -57,6 +60,24 @@ class _Recorder(BaseHTTPRequestHandler):
         self.seen.append(self.path)
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
         self._ok()
+
+    def _no_location(self) -> None:
+        """A 300 with no Location: Chromium shows its body as the page. Its script opens a
+        WebSocket to this recorder as localhost (refused) and says how that went in its
+        title."""
+        port = self.headers["Host"].rsplit(":", 1)[1]
+        ws = f"ws://localhost:{port}/ws-300"
+        body = (
+            "<!DOCTYPE html><title>waiting</title><h1>Pick a format</h1><script>"
+            f"const ws = new WebSocket({ws!r});"
+            "ws.onopen = () => { document.title = 'open'; ws.close(); };"
+            "ws.onerror = () => { document.title = 'error'; };</script>"
+        ).encode()
+        self.send_response(300)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def _ok(self) -> None:
         self.send_response(200)
@@ -176,6 +197,21 @@ def test_a_websocket_to_a_refused_origin_is_never_opened(
     assert "/ws-page" not in _Recorder.seen
     assert net["ws_ok"] == "open"  # the same server, by an allowed origin
     assert "/ws-allowed" in _Recorder.seen
+
+
+def test_a_3xx_page_that_is_no_redirect_is_held_to_the_policy_too(
+    guarded: Browser, recorder: int
+) -> None:
+    """A 3xx with no Location is shown as a page: it gets the connect-src policy like any
+    other (it was let through as a redirect, and its WebSocket opened)."""
+    tab = guarded.open(f"http://127.0.0.1:{recorder}/no-location")
+    try:
+        tab.playwright.wait_for_function("document.title !== 'waiting'")
+        assert tab.playwright.title() == "error"
+        assert "Pick a format" in tab.observe().text()
+        assert "/ws-300" not in _Recorder.seen
+    finally:
+        tab.close()
 
 
 def test_a_name_that_reaches_this_machine_is_refused_though_a_wildcard_allows_it(

@@ -53,6 +53,7 @@ _DOCUMENTS_ONLY = [{"urlPattern": "*", "resourceType": "Document"}]
 # response is paused too, to carry the connect-src policy.
 _HEADED_TYPES = frozenset({"Document", "Other"})
 _RECODED = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+_REDIRECTS = frozenset({300, 301, 302, 303, 307, 308})
 _LOG_SIZE = 256
 """Documents refused, kept for the effects of the actions that caused them (read within the
 action); a long run's older refusals fall out."""
@@ -285,7 +286,7 @@ class RequestGuard:
         }
         if event.get("responseStatusText"):
             params["responsePhrase"] = event["responseStatusText"]
-        if event.get("resourceType") != "Document" or 300 <= status < 400:
+        if event.get("resourceType") != "Document" or _redirect(status, headers):
             # A worker reads its policy from the headers as modified; a redirect has none.
             await self._send("Fetch.continueResponse", params)
             return
@@ -323,6 +324,13 @@ class RequestGuard:
         task: asyncio.Task[None] = asyncio.ensure_future(work)
         self._answers.add(task)
         task.add_done_callback(self._answers.discard)
+
+
+def _redirect(status: int, headers: list[dict[str, str]]) -> bool:
+    """Whether Chromium follows this response elsewhere rather than showing it: a 3xx with
+    no ``Location`` (or a 304 or 305) is a page like any other, whose scripts need the
+    policy."""
+    return status in _REDIRECTS and any(h["name"].lower() == "location" for h in headers)
 
 
 def _b64(text: str) -> str:
