@@ -257,6 +257,23 @@ def test_a_blocked_origin_is_refused_though_the_list_allows_its_host(
         tab.close()
 
 
+def test_an_attached_browser_s_pages_still_reach_an_allowed_local_server(
+    browser: Browser, server: StaticServer, recorder: int
+) -> None:
+    """The guard answers documents itself; in a browser it did not launch (Local Network
+    Access on) such a page's requests to another allowed server of this machine failed."""
+    with Browser.connect(browser.cdp_url, allowed_origins=["http://127.0.0.1:*"]) as attached:
+        tab = attached.open(server.url("form.html"))
+        try:
+            status = tab.playwright.evaluate(
+                f"fetch('http://127.0.0.1:{recorder}/lna').then(r => r.status, e => String(e))"
+            )
+            assert status == 200
+            assert "/lna" in _Recorder.seen
+        finally:
+            tab.close()
+
+
 def test_a_bad_blocked_pattern_is_named_before_chromium_starts() -> None:
     with pytest.raises(InvalidOption) as caught:
         Browser.launch(blocked_origins=["https://example.com/path"])

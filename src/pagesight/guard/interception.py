@@ -131,6 +131,18 @@ class RequestGuard:
         session.on("Fetch.requestPaused", self._paused)
         # Targets first: a new tab is known before its first request is paused.
         await session.send("Target.setDiscoverTargets", {"discover": True})
+        if self._csp is not None:
+            # The documents the guard answers itself come from no address, and Chromium's
+            # Local Network Access then refuses their requests to this machine and its
+            # network (an allowed http://127.0.0.1:8001 API of a page on :8000). The guard's
+            # private-network rule replaces it. A launched browser runs without those checks;
+            # an attached one is granted these for as long as this session lasts (Chromium
+            # drops a session's permission overrides when it detaches).
+            for name in ("loopback-network", "local-network"):
+                await self._send(
+                    "Browser.setPermission",
+                    {"permission": {"name": name}, "setting": "granted"},
+                )
         patterns = _DOCUMENTS_ONLY if self._documents_only else _EVERY_REQUEST
         await session.send("Fetch.enable", {"patterns": patterns})
 
