@@ -274,6 +274,31 @@ def test_an_attached_browser_s_pages_still_reach_an_allowed_local_server(
             tab.close()
 
 
+def test_with_a_block_list_alone_a_service_worker_s_requests_are_refused(
+    browser: Browser, server: StaticServer, other_origin: StaticServer, recorder: int
+) -> None:
+    """No allowed list, no connect-src policy: service workers register, and what they
+    fetch is paused and refused like any request."""
+    query = (
+        f"other={other_origin.origin}&rec=http://localhost:{recorder}"
+        f"&ok=http://127.0.0.1:{recorder}&private=http://127.0.0.1:{recorder}"
+        f"&unresolved=http://127.0.0.1:{recorder}"
+    )
+    with Browser.connect(browser.cdp_url, blocked_origins=["http://localhost:*"]) as attached:
+        tab = attached.open(server.url(f"net-requests.html?{query}"))
+        try:
+            tab.playwright.wait_for_function("window.netDone === true", timeout=15_000)
+            assert tab.playwright.evaluate("window.net.sw") == "sw fetch error"
+            assert "/sw-fetch" not in _Recorder.seen
+        finally:
+            # The session's browser keeps registrations: this one goes with the test.
+            tab.playwright.evaluate(
+                "navigator.serviceWorker.getRegistrations()"
+                ".then(rs => Promise.all(rs.map(r => r.unregister())))"
+            )
+            tab.close()
+
+
 def test_a_bad_blocked_pattern_is_named_before_chromium_starts() -> None:
     with pytest.raises(InvalidOption) as caught:
         Browser.launch(blocked_origins=["https://example.com/path"])
