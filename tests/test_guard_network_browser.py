@@ -43,6 +43,9 @@ class _Recorder(BaseHTTPRequestHandler):
         if self.path == "/no-location":
             self._no_location()
             return
+        if self.path == "/report.csv":
+            self._slow_download()
+            return
         if self.headers.get("Upgrade", "").lower() == "websocket":
             key = self.headers["Sec-WebSocket-Key"] + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
             accept = base64.b64encode(hashlib.sha1(key.encode()).digest()).decode()
@@ -78,6 +81,20 @@ class _Recorder(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+    release: ClassVar[threading.Event] = threading.Event()
+
+    def _slow_download(self) -> None:
+        """A download whose second half waits for :attr:`release` (a large or slow file)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/csv")
+        self.send_header("Content-Disposition", "attachment; filename=report.csv")
+        self.send_header("Content-Length", "8")
+        self.end_headers()
+        self.wfile.write(b"a,b\n")
+        self.wfile.flush()
+        self.release.wait(30)
+        self.wfile.write(b"1,2\n")
 
     def _ok(self) -> None:
         self.send_response(200)
@@ -211,6 +228,27 @@ def test_a_3xx_page_that_is_no_redirect_is_held_to_the_policy_too(
         assert "Pick a format" in tab.observe().text()
         assert "/ws-300" not in _Recorder.seen
     finally:
+        tab.close()
+
+
+def test_a_download_starts_before_its_server_has_sent_it_all(
+    guarded: Browser, server: StaticServer, recorder: int
+) -> None:
+    """A download is no page: the guard lets it through as it comes (it read the whole body
+    first, so a download from a slow server did not start until the server had sent it all)."""
+    tab = guarded.open(server.url("form.html"))
+    _Recorder.release.clear()
+    try:
+        # Sent a moment later, so that the wait below is listening by then.
+        url = f"http://127.0.0.1:{recorder}/report.csv"
+        tab.playwright.evaluate(f"setTimeout(() => {{ location.href = {url!r}; }}, 300)")
+        started = tab.playwright.wait_for_event("download", timeout=10_000)
+        _Recorder.release.set()
+        assert started.suggested_filename == "report.csv"
+        with open(started.path(), "rb") as saved:
+            assert saved.read() == b"a,b\n1,2\n"
+    finally:
+        _Recorder.release.set()
         tab.close()
 
 

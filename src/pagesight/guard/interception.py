@@ -298,7 +298,11 @@ class RequestGuard:
         }
         if event.get("responseStatusText"):
             params["responsePhrase"] = event["responseStatusText"]
-        if event.get("resourceType") != "Document" or _redirect(status, headers):
+        if (
+            event.get("resourceType") != "Document"
+            or _redirect(status, headers)
+            or _attachment(headers)
+        ):
             # A worker reads its policy from the headers as modified; a redirect has none.
             await self._send("Fetch.continueResponse", params)
             return
@@ -343,6 +347,17 @@ def _redirect(status: int, headers: list[dict[str, str]]) -> bool:
     no ``Location`` (or a 304 or 305) is a page like any other, whose scripts need the
     policy."""
     return status in _REDIRECTS and any(h["name"].lower() == "location" for h in headers)
+
+
+def _attachment(headers: list[dict[str, str]]) -> bool:
+    """Whether Chromium saves this response as a download rather than showing it: no page
+    and no script, so no policy to add — and reading it whole first held the download (and
+    its bytes, in memory) until the server had sent it all."""
+    return any(
+        h["name"].lower() == "content-disposition"
+        and h["value"].strip().lower().startswith("attachment")
+        for h in headers
+    )
 
 
 def _b64(text: str) -> str:
