@@ -40,6 +40,12 @@ class _Recorder(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.seen.append(self.path)
+        if self.path == "/no-location":
+            self._no_location()
+            return
+        if self.path == "/report.csv":
+            self._slow_download()
+            return
         if self.headers.get("Upgrade", "").lower() == "websocket":
             key = self.headers["Sec-WebSocket-Key"] + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
             accept = base64.b64encode(hashlib.sha1(key.encode()).digest()).decode()
@@ -57,6 +63,38 @@ class _Recorder(BaseHTTPRequestHandler):
         self.seen.append(self.path)
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
         self._ok()
+
+    def _no_location(self) -> None:
+        """A 300 with no Location: Chromium shows its body as the page. Its script opens a
+        WebSocket to this recorder as localhost (refused) and says how that went in its
+        title."""
+        port = self.headers["Host"].rsplit(":", 1)[1]
+        ws = f"ws://localhost:{port}/ws-300"
+        body = (
+            "<!DOCTYPE html><title>waiting</title><h1>Pick a format</h1><script>"
+            f"const ws = new WebSocket({ws!r});"
+            "ws.onopen = () => { document.title = 'open'; ws.close(); };"
+            "ws.onerror = () => { document.title = 'error'; };</script>"
+        ).encode()
+        self.send_response(300)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    release: ClassVar[threading.Event] = threading.Event()
+
+    def _slow_download(self) -> None:
+        """A download whose second half waits for :attr:`release` (a large or slow file)."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/csv")
+        self.send_header("Content-Disposition", "attachment; filename=report.csv")
+        self.send_header("Content-Length", "8")
+        self.end_headers()
+        self.wfile.write(b"a,b\n")
+        self.wfile.flush()
+        self.release.wait(30)
+        self.wfile.write(b"1,2\n")
 
     def _ok(self) -> None:
         self.send_response(200)
@@ -107,9 +145,18 @@ def loaded(
         f"&ok=http://127.0.0.1:{recorder}&private=http://inside.localhost:{recorder}"
         f"&unresolved=http://app.pagesight.test:{recorder}"
     )
-    tab = guarded.open(server.url(f"net-requests.html?{query}"))
+    tab = guarded.open("about:blank")
+    # What Chromium made of the page's speculation rules (it makes those requests itself).
+    preloads: list[dict[str, Any]] = []
+    cdp = tab.playwright.context.new_cdp_session(tab.playwright)
+    for event in ("Preload.prefetchStatusUpdated", "Preload.prerenderStatusUpdated"):
+        # A bound method is no handler to Playwright's wrapper: it needs a function.
+        cdp.on(event, lambda e: preloads.append(e))  # noqa: PLW0108
+    cdp.send("Preload.enable")
+    tab.navigate(server.url(f"net-requests.html?{query}"))
     tab.playwright.wait_for_function("window.netDone === true", timeout=15_000)
     results: dict[str, Any] = tab.playwright.evaluate("window.net")
+    results["preloads"] = preloads
     text = tab.observe().text()
     yield tab, results, text
     tab.close()
@@ -135,9 +182,28 @@ def test_workers_and_service_workers_are_held_to_the_policy(
     _tab, net, _text = loaded
     assert net["worker_fetch"] == "error"
     assert net["worker_ws"] == "error"
-    assert net["sw"] == "sw fetch error"
-    assert "/sw-fetch" not in _Recorder.seen
     assert "/ws-worker" not in _Recorder.seen
+    # No service worker registers under an allowed list: the documents one makes for its
+    # pages never pass the guard, and their WebSockets would go anywhere.
+    assert net["sw"].startswith("not registered")
+    assert "/sw-fetch" not in _Recorder.seen
+
+
+def test_speculation_rules_prefetch_and_prerender_nothing(
+    loaded: tuple[Any, dict[str, Any], str],
+) -> None:
+    """Chromium makes these requests itself, unseen by the guard's Fetch session: they
+    reached any origin until the profile turned preloading off."""
+    _tab, net, _text = loaded
+    statuses = sorted(
+        (p.get("prefetchStatus") or p.get("prerenderStatus") or p["status"], p["status"])
+        for p in net["preloads"]
+    )
+    assert statuses, "Chromium reported no preload attempt to check"
+    assert all(status == "Failure" for _why, status in statuses), statuses
+    assert all("PreloadingDisabled" in why for why, _status in statuses), statuses
+    assert "/spec-prefetch" not in _Recorder.seen
+    assert "/spec-prerender" not in _Recorder.seen
 
 
 def test_a_websocket_to_a_refused_origin_is_never_opened(
@@ -148,6 +214,42 @@ def test_a_websocket_to_a_refused_origin_is_never_opened(
     assert "/ws-page" not in _Recorder.seen
     assert net["ws_ok"] == "open"  # the same server, by an allowed origin
     assert "/ws-allowed" in _Recorder.seen
+
+
+def test_a_3xx_page_that_is_no_redirect_is_held_to_the_policy_too(
+    guarded: Browser, recorder: int
+) -> None:
+    """A 3xx with no Location is shown as a page: it gets the connect-src policy like any
+    other (it was let through as a redirect, and its WebSocket opened)."""
+    tab = guarded.open(f"http://127.0.0.1:{recorder}/no-location")
+    try:
+        tab.playwright.wait_for_function("document.title !== 'waiting'")
+        assert tab.playwright.title() == "error"
+        assert "Pick a format" in tab.observe().text()
+        assert "/ws-300" not in _Recorder.seen
+    finally:
+        tab.close()
+
+
+def test_a_download_starts_before_its_server_has_sent_it_all(
+    guarded: Browser, server: StaticServer, recorder: int
+) -> None:
+    """A download is no page: the guard lets it through as it comes (it read the whole body
+    first, so a download from a slow server did not start until the server had sent it all)."""
+    tab = guarded.open(server.url("form.html"))
+    _Recorder.release.clear()
+    try:
+        # Sent a moment later, so that the wait below is listening by then.
+        url = f"http://127.0.0.1:{recorder}/report.csv"
+        tab.playwright.evaluate(f"setTimeout(() => {{ location.href = {url!r}; }}, 300)")
+        started = tab.playwright.wait_for_event("download", timeout=10_000)
+        _Recorder.release.set()
+        assert started.suggested_filename == "report.csv"
+        with open(started.path(), "rb") as saved:
+            assert saved.read() == b"a,b\n1,2\n"
+    finally:
+        _Recorder.release.set()
+        tab.close()
 
 
 def test_a_name_that_reaches_this_machine_is_refused_though_a_wildcard_allows_it(
@@ -191,6 +293,48 @@ def test_a_blocked_origin_is_refused_though_the_list_allows_its_host(
         assert status == "error"
     finally:
         tab.close()
+
+
+def test_an_attached_browser_s_pages_still_reach_an_allowed_local_server(
+    browser: Browser, server: StaticServer, recorder: int
+) -> None:
+    """The guard answers documents itself; in a browser it did not launch (Local Network
+    Access on) such a page's requests to another allowed server of this machine failed."""
+    with Browser.connect(browser.cdp_url, allowed_origins=["http://127.0.0.1:*"]) as attached:
+        tab = attached.open(server.url("form.html"))
+        try:
+            status = tab.playwright.evaluate(
+                f"fetch('http://127.0.0.1:{recorder}/lna').then(r => r.status, e => String(e))"
+            )
+            assert status == 200
+            assert "/lna" in _Recorder.seen
+        finally:
+            tab.close()
+
+
+def test_with_a_block_list_alone_a_service_worker_s_requests_are_refused(
+    browser: Browser, server: StaticServer, other_origin: StaticServer, recorder: int
+) -> None:
+    """No allowed list, no connect-src policy: service workers register, and what they
+    fetch is paused and refused like any request."""
+    query = (
+        f"other={other_origin.origin}&rec=http://localhost:{recorder}"
+        f"&ok=http://127.0.0.1:{recorder}&private=http://127.0.0.1:{recorder}"
+        f"&unresolved=http://127.0.0.1:{recorder}"
+    )
+    with Browser.connect(browser.cdp_url, blocked_origins=["http://localhost:*"]) as attached:
+        tab = attached.open(server.url(f"net-requests.html?{query}"))
+        try:
+            tab.playwright.wait_for_function("window.netDone === true", timeout=15_000)
+            assert tab.playwright.evaluate("window.net.sw") == "sw fetch error"
+            assert "/sw-fetch" not in _Recorder.seen
+        finally:
+            # The session's browser keeps registrations: this one goes with the test.
+            tab.playwright.evaluate(
+                "navigator.serviceWorker.getRegistrations()"
+                ".then(rs => Promise.all(rs.map(r => r.unregister())))"
+            )
+            tab.close()
 
 
 def test_a_bad_blocked_pattern_is_named_before_chromium_starts() -> None:

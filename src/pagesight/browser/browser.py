@@ -33,7 +33,7 @@ from pagesight.errors import (
     RuntimeFailure,
     first_line,
 )
-from pagesight.guard.interception import RequestGuard
+from pagesight.guard.interception import GUARDED_PREFERENCES, RequestGuard
 from pagesight.guard.origins import OriginPolicy, Refused
 from pagesight.observe.capture import script
 from pagesight.observe.ids import IdRegistry
@@ -161,7 +161,11 @@ class AsyncBrowser:
             # this machine's other servers. The guard's own private-network rule replaces it.
             args = (*args, "--disable-features=LocalNetworkAccessChecks")
         process = await start_chromium(
-            executable=executable_path, headless=headless, window=viewport, args=args
+            executable=executable_path,
+            headless=headless,
+            window=viewport,
+            args=args,
+            preferences=GUARDED_PREFERENCES if origins.restricts_network else None,
         )
         try:
             options = _Options(dialogs, downloads, ocr, vision_model, viewport, origins)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import atexit
 import contextlib
+import json
 import os
 import re
 import shutil
@@ -112,11 +113,18 @@ async def start_chromium(
     headless: bool = True,
     window: tuple[int, int] = (1280, 800),
     args: tuple[str, ...] = (),
+    preferences: dict[str, object] | None = None,
     timeout: float = 30.0,
 ) -> ChromiumProcess:
-    """Start Chromium on a free DevTools port and wait until it listens."""
+    """Start Chromium on a free DevTools port and wait until it listens. ``preferences``
+    are written as the new profile's own settings (``Default/Preferences``), for what no
+    command-line flag sets."""
     exe = executable or find_chromium()
     profile = tempfile.mkdtemp(prefix="pagesight-profile-")
+    if preferences:
+        os.mkdir(os.path.join(profile, "Default"))
+        with open(os.path.join(profile, "Default", "Preferences"), "w", encoding="utf-8") as f:
+            json.dump(preferences, f)
     argv = [
         exe,
         "--remote-debugging-port=0",

@@ -20,7 +20,13 @@ every document and worker script the guard lets through carries one more
 ``Content-Security-Policy: connect-src`` naming the allowed origins, which Chromium enforces
 on WebSockets (and every other connection) in that document, its workers and the blank or
 ``blob:`` documents it makes: a policy a page can add to but not lift. A block list with no
-allowed list cannot be written as a CSP, so it does not reach WebSockets.
+allowed list cannot be written as a CSP, so it does not reach WebSockets. With an allowed
+list, no service worker registers (its script is refused): the documents one makes for its
+pages would carry no such policy.
+
+Prefetches and prerenders of speculation rules are made by Chromium itself, unseen by
+``Fetch``: a launched browser with a policy has them turned off in its profile
+(:data:`GUARDED_PREFERENCES`).
 """
 
 from __future__ import annotations
@@ -47,6 +53,7 @@ _DOCUMENTS_ONLY = [{"urlPattern": "*", "resourceType": "Document"}]
 # response is paused too, to carry the connect-src policy.
 _HEADED_TYPES = frozenset({"Document", "Other"})
 _RECODED = frozenset({"content-encoding", "content-length", "transfer-encoding"})
+_REDIRECTS = frozenset({300, 301, 302, 303, 307, 308})
 _LOG_SIZE = 256
 """Documents refused, kept for the effects of the actions that caused them (read within the
 action); a long run's older refusals fall out."""
@@ -54,6 +61,13 @@ _REQUEST_LOG_SIZE = 4096
 """Other requests refused, kept to count in each tab's next observation."""
 _LOOKUP_TTL_S = 10.0
 _LOOKUP_CACHE_SIZE = 256
+
+GUARDED_PREFERENCES: dict[str, object] = {"net": {"network_prediction_options": 2}}
+"""The profile settings of a browser launched with an origin policy. Chromium makes the
+prefetches and prerenders a page asks for in ``<script type=speculationrules>`` (or a
+``Speculation-Rules`` header) itself, out of sight of the guard's ``Fetch`` session: they
+went to any origin. "Preload pages: never" (no command-line flag turns them off) stops
+them. A browser attached to with ``connect`` keeps its own setting."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -117,6 +131,18 @@ class RequestGuard:
         session.on("Fetch.requestPaused", self._paused)
         # Targets first: a new tab is known before its first request is paused.
         await session.send("Target.setDiscoverTargets", {"discover": True})
+        if self._csp is not None:
+            # The documents the guard answers itself come from no address, and Chromium's
+            # Local Network Access then refuses their requests to this machine and its
+            # network (an allowed http://127.0.0.1:8001 API of a page on :8000). The guard's
+            # private-network rule replaces it. A launched browser runs without those checks;
+            # an attached one is granted these for as long as this session lasts (Chromium
+            # drops a session's permission overrides when it detaches).
+            for name in ("loopback-network", "local-network"):
+                await self._send(
+                    "Browser.setPermission",
+                    {"permission": {"name": name}, "setting": "granted"},
+                )
         patterns = _DOCUMENTS_ONLY if self._documents_only else _EVERY_REQUEST
         await session.send("Fetch.enable", {"patterns": patterns})
 
@@ -164,7 +190,7 @@ class RequestGuard:
             self._answer(self._add_policy(event))
             return
         url = event["request"]["url"]
-        if not self.policy.allows_request(url):
+        if not self.policy.allows_request(url) or self._service_worker(event):
             self._refuse(event)
             return
         host = self.policy.lookup_needed(url)
@@ -172,6 +198,19 @@ class RequestGuard:
             self._answer(self._continue(event))
         else:
             self._answer(self._after_lookup(event, host))
+
+    def _service_worker(self, event: dict[str, Any]) -> bool:
+        """Whether this is a service worker's script while WebSockets are held by the
+        connect-src policy: a service worker may answer its pages' navigations with documents
+        it makes itself, which never reach the guard and so carry no policy (their
+        WebSockets went anywhere). Its registration fails; the pages load from the network."""
+        if self._csp is None:
+            return False
+        headers = event["request"].get("headers", {})
+        return any(
+            name.lower() == "service-worker" and value == "script"
+            for name, value in headers.items()
+        )
 
     async def _after_lookup(self, event: dict[str, Any], host: str) -> None:
         if await self._may_load(host):
@@ -259,7 +298,11 @@ class RequestGuard:
         }
         if event.get("responseStatusText"):
             params["responsePhrase"] = event["responseStatusText"]
-        if event.get("resourceType") != "Document" or 300 <= status < 400:
+        if (
+            event.get("resourceType") != "Document"
+            or _redirect(status, headers)
+            or _attachment(headers)
+        ):
             # A worker reads its policy from the headers as modified; a redirect has none.
             await self._send("Fetch.continueResponse", params)
             return
@@ -297,6 +340,24 @@ class RequestGuard:
         task: asyncio.Task[None] = asyncio.ensure_future(work)
         self._answers.add(task)
         task.add_done_callback(self._answers.discard)
+
+
+def _redirect(status: int, headers: list[dict[str, str]]) -> bool:
+    """Whether Chromium follows this response elsewhere rather than showing it: a 3xx with
+    no ``Location`` (or a 304 or 305) is a page like any other, whose scripts need the
+    policy."""
+    return status in _REDIRECTS and any(h["name"].lower() == "location" for h in headers)
+
+
+def _attachment(headers: list[dict[str, str]]) -> bool:
+    """Whether Chromium saves this response as a download rather than showing it: no page
+    and no script, so no policy to add — and reading it whole first held the download (and
+    its bytes, in memory) until the server had sent it all."""
+    return any(
+        h["name"].lower() == "content-disposition"
+        and h["value"].strip().lower().startswith("attachment")
+        for h in headers
+    )
 
 
 def _b64(text: str) -> str:
