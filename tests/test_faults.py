@@ -42,7 +42,7 @@ from pagesight import Browser
 from pagesight.agent import decision
 from pagesight.agent.state import RunResult, StepRecord
 from pagesight.errors import RecordsNotWritten
-from pagesight.runs.record import RunRecorder
+from pagesight.runs.record import RunRecorder, write_atomically
 from pagesight.testing import Drop, Failure, FakeOpenAI, Hang, Reply
 
 GOAL = "Save order 1042"
@@ -383,6 +383,26 @@ def test_a_line_or_summary_the_full_disk_has_no_room_for_is_not_written_at_all(
         assert [r["step"] for r in _records(folder)] == [1]
     finally:
         recorder.close()
+        filler.unlink()
+
+
+def test_summary_report_and_steps_the_full_disk_has_no_room_for_are_old_or_absent(
+    disk: Path,
+) -> None:
+    folder = disk / "written"
+    folder.mkdir()
+    (folder / "summary.json").write_text('{"old": true}\n', encoding="utf-8")
+    filler = _fill(disk, leave=4096)  # one page: room for a temporary file's first bytes
+    try:
+        for name in ("summary.json", "report.html", "steps.txt"):
+            with pytest.raises(RecordsNotWritten) as caught:
+                write_atomically(folder / name, "x" * 100_000)
+            assert caught.value.errno == errno.ENOSPC
+            assert f"the run's {name} in {folder}" in str(caught.value)
+        # The summary there before is still whole; the others were never there, not cut short.
+        assert (folder / "summary.json").read_text(encoding="utf-8") == '{"old": true}\n'
+        assert sorted(p.name for p in folder.iterdir()) == ["summary.json"]
+    finally:
         filler.unlink()
 
 
