@@ -37,7 +37,7 @@ from pagesight.act.pointer import look, look_in_place, to_top
 from pagesight.act.resolve import Resolver
 from pagesight.browser.cdp import CdpSession, translate
 from pagesight.browser.navigation import normalise_url
-from pagesight.browser.readiness import NetworkWatch, wait_ready
+from pagesight.browser.readiness import NetworkWatch, stops_answering, wait_ready
 from pagesight.browser.runner import ActionRunner, guarded
 from pagesight.errors import (
     ActionError,
@@ -500,7 +500,7 @@ class AsyncPage:
         work = self._act(element_id, action, args, wait=wait, timeout=timeout)
         # A download started by the action is waited for too (see save_downloads).
         allowed = wait + 2 * timeout + _SLACK_S + DOWNLOAD_TIMEOUT_S
-        return self._last_read(await self._guarded(work, allowed))
+        return self._last_read(await self._guarded(work, allowed, answer_within=timeout))
 
     async def act_at(
         self,
@@ -539,7 +539,7 @@ class AsyncPage:
             kind, point, end, args, wait=wait, timeout=timeout, screen=screen
         )
         allowed = wait + 2 * timeout + _SLACK_S + DOWNLOAD_TIMEOUT_S + (_OCR_S if screen else 0)
-        return self._last_read(await self._guarded(work, allowed))
+        return self._last_read(await self._guarded(work, allowed, answer_within=timeout))
 
     def _last_read(self, effect: Effect) -> Effect:
         """``effect``, noting how the page after it was read: an action's Effect is a reading
@@ -716,9 +716,12 @@ class AsyncPage:
             unowned_tabs=action == "click" and args.button == "middle",
         )
 
-    async def _guarded(self, work: Coroutine[Any, Any, T], timeout: float) -> T:
+    async def _guarded(
+        self, work: Coroutine[Any, Any, T], timeout: float, *, answer_within: float | None = None
+    ) -> T:
         """Run ``work`` on the page, but never longer than ``timeout`` seconds nor past a
-        crash (see :func:`~pagesight.browser.runner.guarded`)."""
+        crash (see :func:`~pagesight.browser.runner.guarded`) nor, given ``answer_within``,
+        a page not answering that long (an action's budget is for settles and downloads)."""
 
         def failure() -> BrowserClosed | PageCrashed | None:  # asked only once the wait timed out
             went = self._gone_error()
@@ -728,7 +731,10 @@ class AsyncPage:
             self._unresponsive = self._unresponsive or went is None
             return went
 
-        return await guarded(work, timeout, gone=self._gone, failure=failure, url=self.url)
+        hung = None if answer_within is None else stops_answering(self._page, answer_within)
+        return await guarded(
+            work, timeout, gone=self._gone, failure=failure, url=self.url, hung=hung
+        )
 
     def _gone_error(self) -> BrowserClosed | PageCrashed | None:
         """What to raise for a tab that is no more (crashed, closed, or its browser closed)."""
@@ -786,9 +792,15 @@ class AsyncPage:
         # A crashed or hung renderer may never answer a detach; closing ends its sessions anyway.
         answers = not (self._crashed or self._unresponsive or self._page.is_closed())
         if self._cdp is not None and answers:
-            with contextlib.suppress(TimeoutError):
+            with contextlib.suppress(TimeoutError, ProtocolError, PageCrashed):
+                await asyncio.wait_for(self._target_id(), 5)  # known, for the fallback below
                 await asyncio.wait_for(self._cdp.detach(), 5)
         self._cdp = None
         if not self._page.is_closed():
-            with translate("closing the page"):
-                await self._page.close()
+            try:
+                with translate("closing the page"):
+                    await asyncio.wait_for(self._page.close(), 5)
+            except TimeoutError:
+                # Playwright's close of a tab that navigates for ever (a redirect loop) can
+                # wait for ever (1 close in 5 here): the browser closes the target instead.
+                await self._browser.close_target(self._target)

@@ -65,6 +65,9 @@ MIN_BEAT_S = 0.1
 """Requests closer together than this are a page fetching what it needs, not a timer polling."""
 UNREAD_S = 0.3
 """A ``fetch`` answered this long ago is done, though its body is still unread."""
+_BEAT_S = 1.0
+"""How often a running action looks whether its page still answers: an action done within it
+costs no look at all."""
 _KEPT = 64  # requests remembered once finished: enough to judge the last few seconds
 # The page's own words for "this document is being replaced": the next look sees the new one.
 _BETWEEN_DOCUMENTS = (
@@ -319,6 +322,22 @@ async def ask(page: PlaywrightPage, script: str, answer_within: float) -> Any:
         raise ProtocolError(
             f"looking at whether {page.url} has settled failed: {first_line(exc)}"
         ) from exc
+
+
+async def stops_answering(page: PlaywrightPage, answer_within: float) -> PageUnresponsive:
+    """Look at ``page`` every :data:`_BEAT_S` seconds, and return once it does not answer
+    within ``answer_within`` seconds: what an action waits on beside its own work, as a
+    handler that never returns (``onclick="for(;;){}"``) leaves the action's input event
+    unanswered for ever, and only a look beside it can tell. A crash or a close is not this
+    function's to report (the tab's own "gone" event is), nor are looks between documents."""
+    while True:
+        await asyncio.sleep(_BEAT_S)
+        try:
+            await ask(page, "0", answer_within)
+        except PageUnresponsive as exc:
+            return exc
+        except (PageCrashed, ProtocolError):
+            continue
 
 
 async def _mark(page: PlaywrightPage, script: str, arg: float | None = None) -> None:

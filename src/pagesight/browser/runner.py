@@ -64,28 +64,38 @@ async def guarded(
     gone: asyncio.Event,
     failure: Callable[[], PagesightError | None],
     url: str,
+    hung: Coroutine[Any, Any, PageUnresponsive] | None = None,
 ) -> T:
     """Run ``work`` on the page, but never longer than ``timeout`` seconds nor past a crash:
     a renderer that crashes or hangs never answers, so the ``gone`` event (set on a crash or
-    a close) or the timeout ends the wait. Then ``failure()`` says what went, if anything;
-    else the page at ``url`` is :class:`~pagesight.errors.PageUnresponsive`."""
+    a close), ``hung`` (a watch that returns once the page stops answering, see
+    :func:`~pagesight.browser.readiness.stops_answering`) or the timeout ends the wait. Then
+    ``failure()`` says what went, if anything; else the page at ``url`` is
+    :class:`~pagesight.errors.PageUnresponsive`."""
     task = asyncio.ensure_future(work)
     # If we stop waiting (timeout, crash, or our caller is cancelled), the task's own
     # ending is of no interest: take its outcome so asyncio does not report it.
     task.add_done_callback(lambda t: t.cancelled() or t.exception())
     ended = asyncio.ensure_future(gone.wait())
+    watch = asyncio.ensure_future(hung) if hung is not None else None
     try:
-        await asyncio.wait({task, ended}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        waits = {task, ended} if watch is None else {task, ended, watch}
+        await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
     finally:
         ended.cancel()
         finished = task.done()
         if not finished:
             task.cancel()
+        stopped = watch is not None and watch.done() and not watch.cancelled()
+        if watch is not None and not stopped:
+            watch.cancel()
     if finished:
         return task.result()
     went = failure()
     if went is not None:
         raise went
+    if stopped and watch is not None:
+        raise watch.result()
     raise PageUnresponsive(
         f"{url} did not answer within {timeout:g} s; a script may be keeping it busy"
     )
