@@ -45,6 +45,10 @@ def _button(name: str, **facts: object) -> Target:
         ("删除联系人", "删除"),
         ("立即支付", "支付"),
         ("确认购买", "购买"),
+        ("确认支付", "支付"),
+        ("Del\u200bete", "delete"),  # a zero-width space draws nothing
+        ("\uff24\uff45\uff4c\uff45\uff54\uff45 all", "delete"),  # full-width letters
+        ("Re\u00admove", "remove"),  # a soft hyphen
         ("提交下单", "下单"),
         ("转账", "转账"),
         ("发送邮件", "发送"),
