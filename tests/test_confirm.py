@@ -172,10 +172,11 @@ def test_a_click_at_a_point_is_judged_on_what_is_under_it(browser: Browser, risk
     # click_xy is how a vision model clicks: by coordinates, no id. The Delete button under
     # the point is as risky as when clicked by its id; Save beside it runs.
     session = _session(browser, risky, ConfirmPolicy(mode="risky"))
-    assert session.latest is not None
+    seen = session.latest
+    assert seen is not None
 
     def centre(name: str) -> tuple[float, float]:
-        bounds = one(session.latest, name, "button").bounds
+        bounds = one(seen, name, "button").bounds
         assert bounds is not None
         return bounds[0] + bounds[2] / 2, bounds[1] + bounds[3] / 2
 
