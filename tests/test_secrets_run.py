@@ -357,3 +357,39 @@ def test_an_mcp_bug_quoting_a_secret_reaches_neither_the_client_nor_the_log(
     assert "{{PASS}}" in caplog.text  # the traceback was logged, with the secret's name
     assert leaks(caplog.text.encode()) == []
     assert leaks(failed.model_dump_json().encode()) == []
+
+
+def test_a_prompt_gets_a_scoped_secret_only_where_every_frame_may_have_it(
+    browser: Browser, server: StaticServer, other_origin: StaticServer
+) -> None:
+    # handle_dialog is checked against the tab's URL when called, but the dialog comes
+    # later, from whichever frame asks: here a frame of another origin, which must not get
+    # the password; the same page alone does.
+    inner = other_origin.url("secret-prompt.html") + "?inner=1"
+    framed = server.url("secret-prompt.html") + "?frame=" + quote(inner, safe="")
+    secrets = Secrets({f"PASS@{server.origin}": PASS})
+    for url, asker, answer in (
+        (framed, "Ask from the frame", None),
+        (server.url("secret-prompt.html"), "Ask", PASS),
+    ):
+        page = browser.open(url)
+        try:
+            session = Session(
+                browser=browser._browser,
+                page=page._page,
+                registry=ToolRegistry.discover(),
+                secrets=secrets,
+            )
+            run = browser._loop.run
+            tell = {"accept": True, "prompt_text": "{{PASS}}"}
+            told = run(session.registry.call("handle_dialog", tell, session))
+            assert told.error is None, told.text
+            button = {"ref": ref(page.observe().text(), f'button "{asker}"')}
+            clicked = run(session.registry.call("click", button, session))
+            assert clicked.value["dialogs"] == [
+                {"type": "prompt", "message": "Your password?", "accepted": answer is not None}
+            ]
+            asked = page.playwright.frames[-1]  # the frame's own page, or the tab's
+            assert asked.evaluate("window.answer") == answer
+        finally:
+            page.close()
