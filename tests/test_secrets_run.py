@@ -393,3 +393,12 @@ def test_a_prompt_gets_a_scoped_secret_only_where_every_frame_may_have_it(
             assert asked.evaluate("window.answer") == answer
         finally:
             page.close()
+
+
+def test_a_secret_shown_in_capitals_is_masked_too() -> None:
+    # A heading styled text-transform: uppercase is read in capitals off the screen (OCR, a
+    # vision page) and by innerText; a page may upper-case it itself.
+    secrets = Secrets({"USER": USER, "PASS": PASS})
+    shown = f"Welcome, {USER.upper()}! Password {PASS.upper()}; {json.dumps(PASS.upper())}"
+    assert secrets.mask(shown) == 'Welcome, {{USER}}! Password {{PASS}}; "{{PASS}}"'
+    assert secrets.shown_in(f"signed in as {USER.upper()}")
