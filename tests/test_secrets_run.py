@@ -402,3 +402,11 @@ def test_a_secret_shown_in_capitals_is_masked_too() -> None:
     shown = f"Welcome, {USER.upper()}! Password {PASS.upper()}; {json.dumps(PASS.upper())}"
     assert secrets.mask(shown) == 'Welcome, {{USER}}! Password {{PASS}}; "{{PASS}}"'
     assert secrets.shown_in(f"signed in as {USER.upper()}")
+
+
+def test_a_secret_cut_short_by_a_length_cap_keeps_no_first_letters() -> None:
+    # The walker caps names and values ("…" at the cut): a cut inside a secret leaves its
+    # first letters, masked as the whole is.
+    secrets = Secrets({"USER": USER})
+    assert secrets.mask(f"Notes: hello {USER[:9]}\u2026") == "Notes: hello {{USER}}\u2026"
+    assert secrets.mask(f"hello {USER[:9]}") == f"hello {USER[:9]}"  # not cut: other text
