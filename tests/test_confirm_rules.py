@@ -172,6 +172,12 @@ def test_a_user_adds_words_to_the_rules_in_code_or_a_file(tmp_path: Path) -> Non
         )
         is not None
     )
+    assert loaded.confirm_dialogs  # a file that does not say keeps asking about confirms
+    # A file turning the confirm() rule off: accepting a dialog no longer asks.
+    path.write_text(json.dumps({"confirm_dialogs": False}))
+    quiet = RiskRules.load(path)
+    assert assess_call(quiet, "risky", "handle_dialog", {"accept": True}) is None
+    assert assess_call(RULES, "risky", "handle_dialog", {"accept": True}) is not None
 
 
 @pytest.mark.parametrize(
