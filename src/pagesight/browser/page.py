@@ -145,16 +145,12 @@ class AsyncPage:
         prompt_text: str | None = None,
         prompt_check: Callable[[tuple[str, ...]], None] | None = None,
     ) -> None:
-        """Answer the JavaScript dialogs of this tab's next action (a batch is one) so
-        (``accept``; an accepted ``prompt()`` returns ``prompt_text``, by default the
-        policy's): each dialog that action opens (a confirm and its "Really?"), then the
-        answer lapses, whether the action opened one or not, and :attr:`dialogs` answers
-        again. A dialog opened outside
-        any action before then (by a timer) takes it instead. Dialogs are answered the moment
-        they open, so call this before the action that opens one. ``prompt_check``, if
-        given, is called with the URLs of the tab's frames when a ``prompt()`` opens, before
-        ``prompt_text`` is typed into it: an :class:`~pagesight.errors.InputError` it raises
-        dismisses that prompt instead (the agent's check that a secret may go there)."""
+        """Answer the JavaScript dialogs of this tab's next action (a batch is one): each it
+        opens (a confirm and its "Really?") is ``accept``-ed, a ``prompt()`` given
+        ``prompt_text`` (by default the policy's) once ``prompt_check``, if any, called with
+        the URLs of the tab's frames, raises no InputError (else it is dismissed: where a
+        secret may go); then the answer lapses, dialog or not, and :attr:`dialogs` answers
+        again. A dialog of no action before then (a timer's) takes it. Call this first."""
         if not isinstance(accept, bool):
             raise InvalidOption("accept", f"accept must be True or False, not {accept!r}")
         if prompt_text is not None and not isinstance(prompt_text, str):
