@@ -410,3 +410,10 @@ def test_a_secret_cut_short_by_a_length_cap_keeps_no_first_letters() -> None:
     secrets = Secrets({"USER": USER})
     assert secrets.mask(f"Notes: hello {USER[:9]}\u2026") == "Notes: hello {{USER}}\u2026"
     assert secrets.mask(f"hello {USER[:9]}") == f"hello {USER[:9]}"  # not cut: other text
+
+
+def test_a_secret_quoted_by_repr_or_json_is_masked() -> None:
+    # An error saying {text!r} doubles PASS's backslash; JSON escapes its quotes as well.
+    secrets = Secrets({"PASS": PASS})
+    assert secrets.mask(f"no option {PASS!r}") == "no option '{{PASS}}'"
+    assert secrets.mask(json.dumps({"text": PASS})) == '{"text": "{{PASS}}"}'
