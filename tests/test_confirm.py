@@ -52,6 +52,8 @@ def _log(page: Page) -> list[str]:
     return logged
 
 
+FULL_WIDTH_DELETE = "\uff24\uff45\uff4c\uff45\uff54\uff45"
+
 # (tool, the element acted on, extra arguments, the rule that holds it back; None: it runs,
 # and what the page logs then)
 CASES = [
@@ -66,6 +68,20 @@ CASES = [
     ("press_key", ("Email", "textbox"), {"key": "Enter"}, "it submits a password field"),
     ("press_key", ("Password", "textbox"), {"key": "Enter", "focus": True},
      "it submits a password field"),  # no ref: the key goes to the focused field
+    # Disguised names: a zero-width space, full-width letters, a link dressed as a button.
+    ("click", ("Del ete draft", "button"), {}, "its name says 'delete'"),
+    ("click", (FULL_WIDTH_DELETE + " file", "button"), {}, "its name says 'delete'"),
+    ("click", ("Remove member", "button"), {}, "its name says 'remove'"),
+    # Keys that press a button, and Enter pressing a form's default button.
+    ("press_key", ("Delete account", "button"), {"key": "Enter"}, "its name says 'delete'"),
+    ("press_key", ("Delete account", "button"), {"key": " ", "focus": "#delete"},
+     "its name says 'delete'"),
+    ("press_key", ("Password", "textbox"), {"key": "Shift+Enter"}, "it submits a password field"),
+    ("input", ("Project name", "textbox"), {"text": "orbit", "submit": True},
+     "Enter submits its form by the button named 'delete'"),
+    ("press_key", ("Project name", "textbox"), {"key": "Enter"},
+     "Enter submits its form by the button named 'delete'"),
+    ("press_key", ("Delete account", "button"), {"key": "Tab"}, []),  # moves focus only
     ("click", ("Save profile", "button"), {}, ["save"]),
     ("click", ("Repayment history", "link"), {}, ["history"]),
     ("click", ("Show password", "button"), {}, ["show"]),  # type=button: submits nothing
@@ -88,8 +104,10 @@ def test_the_registry_holds_back_each_risky_step_and_lets_its_look_alikes_run(
     assert session.latest is not None
     element = one(session.latest, *target)
     extra = dict(extra)
-    if extra.pop("focus", False):  # a key sent to whatever has focus: no ref
-        risky.playwright.evaluate("document.querySelector('[name=password]').focus()")
+    focus = extra.pop("focus", False)
+    if focus:  # a key sent to whatever has focus: no ref
+        selector = "[name=password]" if focus is True else focus
+        risky.playwright.evaluate(f"document.querySelector('{selector}').focus()")
         result = _call(browser, session, tool, **extra)
     else:
         result = _call(browser, session, tool, ref=element.id, **extra)
@@ -148,6 +166,30 @@ def test_accepting_a_confirm_dialog_needs_a_person_the_tool_or_the_tabs_policy(
     extended = ConfirmPolicy(mode="risky", rules=RiskRules().extended(control_words=("archive",)))
     held = _call(browser, _session(browser, risky, extended), "click", ref=archive)
     assert held.error is not None and "its name says 'archive'" in held.error.message
+
+
+def test_a_click_at_a_point_is_judged_on_what_is_under_it(browser: Browser, risky: Page) -> None:
+    # click_xy is how a vision model clicks: by coordinates, no id. The Delete button under
+    # the point is as risky as when clicked by its id; Save beside it runs.
+    session = _session(browser, risky, ConfirmPolicy(mode="risky"))
+    seen = session.latest
+    assert seen is not None
+
+    def centre(name: str) -> tuple[float, float]:
+        bounds = one(seen, name, "button").bounds
+        assert bounds is not None
+        return bounds[0] + bounds[2] / 2, bounds[1] + bounds[3] / 2
+
+    x, y = centre("Delete account")
+    held = _call(browser, session, "click_xy", x=x, y=y)
+    assert held.error is not None and held.error.reason == "needs_person", held.text
+    assert 'click the element "Delete account" at (' in held.error.message
+    assert "(its name says 'delete')" in held.error.message
+    assert _log(risky) == []
+    x, y = centre("Save profile")
+    ran = _call(browser, session, "click_xy", x=x, y=y)
+    assert ran.error is None, ran.text
+    assert _log(risky) == ["save"]
 
 
 class Person:

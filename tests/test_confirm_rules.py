@@ -45,6 +45,10 @@ def _button(name: str, **facts: object) -> Target:
         ("删除联系人", "删除"),
         ("立即支付", "支付"),
         ("确认购买", "购买"),
+        ("确认支付", "支付"),
+        ("Del\u200bete", "delete"),  # a zero-width space draws nothing
+        ("\uff24\uff45\uff4c\uff45\uff54\uff45 all", "delete"),  # full-width letters
+        ("Re\u00admove", "remove"),  # a soft hyphen
         ("提交下单", "下单"),
         ("转账", "转账"),
         ("发送邮件", "发送"),
@@ -168,6 +172,12 @@ def test_a_user_adds_words_to_the_rules_in_code_or_a_file(tmp_path: Path) -> Non
         )
         is not None
     )
+    assert loaded.confirm_dialogs  # a file that does not say keeps asking about confirms
+    # A file turning the confirm() rule off: accepting a dialog no longer asks.
+    path.write_text(json.dumps({"confirm_dialogs": False}))
+    quiet = RiskRules.load(path)
+    assert assess_call(quiet, "risky", "handle_dialog", {"accept": True}) is None
+    assert assess_call(RULES, "risky", "handle_dialog", {"accept": True}) is not None
 
 
 @pytest.mark.parametrize(

@@ -357,3 +357,63 @@ def test_an_mcp_bug_quoting_a_secret_reaches_neither_the_client_nor_the_log(
     assert "{{PASS}}" in caplog.text  # the traceback was logged, with the secret's name
     assert leaks(caplog.text.encode()) == []
     assert leaks(failed.model_dump_json().encode()) == []
+
+
+def test_a_prompt_gets_a_scoped_secret_only_where_every_frame_may_have_it(
+    browser: Browser, server: StaticServer, other_origin: StaticServer
+) -> None:
+    # handle_dialog is checked against the tab's URL when called, but the dialog comes
+    # later, from whichever frame asks: here a frame of another origin, which must not get
+    # the password; the same page alone does.
+    inner = other_origin.url("secret-prompt.html") + "?inner=1"
+    framed = server.url("secret-prompt.html") + "?frame=" + quote(inner, safe="")
+    secrets = Secrets({f"PASS@{server.origin}": PASS})
+    for url, asker, answer in (
+        (framed, "Ask from the frame", None),
+        (server.url("secret-prompt.html"), "Ask", PASS),
+    ):
+        page = browser.open(url)
+        try:
+            session = Session(
+                browser=browser._browser,
+                page=page._page,
+                registry=ToolRegistry.discover(),
+                secrets=secrets,
+            )
+            run = browser._loop.run
+            tell = {"accept": True, "prompt_text": "{{PASS}}"}
+            told = run(session.registry.call("handle_dialog", tell, session))
+            assert told.error is None, told.text
+            button = {"ref": ref(page.observe().text(), f'button "{asker}"')}
+            clicked = run(session.registry.call("click", button, session))
+            assert clicked.value["dialogs"] == [
+                {"type": "prompt", "message": "Your password?", "accepted": answer is not None}
+            ]
+            asked = page.playwright.frames[-1]  # the frame's own page, or the tab's
+            assert asked.evaluate("window.answer") == answer
+        finally:
+            page.close()
+
+
+def test_a_secret_shown_in_capitals_is_masked_too() -> None:
+    # A heading styled text-transform: uppercase is read in capitals off the screen (OCR, a
+    # vision page) and by innerText; a page may upper-case it itself.
+    secrets = Secrets({"USER": USER, "PASS": PASS})
+    shown = f"Welcome, {USER.upper()}! Password {PASS.upper()}; {json.dumps(PASS.upper())}"
+    assert secrets.mask(shown) == 'Welcome, {{USER}}! Password {{PASS}}; "{{PASS}}"'
+    assert secrets.shown_in(f"signed in as {USER.upper()}")
+
+
+def test_a_secret_cut_short_by_a_length_cap_keeps_no_first_letters() -> None:
+    # The walker caps names and values ("…" at the cut): a cut inside a secret leaves its
+    # first letters, masked as the whole is.
+    secrets = Secrets({"USER": USER})
+    assert secrets.mask(f"Notes: hello {USER[:9]}\u2026") == "Notes: hello {{USER}}\u2026"
+    assert secrets.mask(f"hello {USER[:9]}") == f"hello {USER[:9]}"  # not cut: other text
+
+
+def test_a_secret_quoted_by_repr_or_json_is_masked() -> None:
+    # An error saying {text!r} doubles PASS's backslash; JSON escapes its quotes as well.
+    secrets = Secrets({"PASS": PASS})
+    assert secrets.mask(f"no option {PASS!r}") == "no option '{{PASS}}'"
+    assert secrets.mask(json.dumps({"text": PASS})) == '{"text": "{{PASS}}"}'

@@ -232,9 +232,20 @@ class Page:
 
         self._loop.call(assign)
 
-    def answer_next_dialog(self, *, accept: bool, prompt_text: str | None = None) -> None:
-        """See :meth:`pagesight.aio.AsyncPage.answer_next_dialog`."""
-        self._loop.run(self._page.answer_next_dialog(accept=accept, prompt_text=prompt_text))
+    def answer_next_dialog(
+        self,
+        *,
+        accept: bool,
+        prompt_text: str | None = None,
+        prompt_check: Callable[[tuple[str, ...]], None] | None = None,
+    ) -> None:
+        """See :meth:`pagesight.aio.AsyncPage.answer_next_dialog` (``prompt_check`` is
+        called in the browser's thread)."""
+        self._loop.run(
+            self._page.answer_next_dialog(
+                accept=accept, prompt_text=prompt_text, prompt_check=prompt_check
+            )
+        )
 
     def act(
         self,

@@ -26,7 +26,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
 from pagesight.act.effect import Dialog, Download
-from pagesight.errors import InvalidOption, first_line
+from pagesight.errors import InputError, InvalidOption, first_line
 
 Answer = Literal["accept", "dismiss"]
 _ANSWERS = ("accept", "dismiss")
@@ -80,6 +80,10 @@ class PageEvents:
     """How the dialogs of the next action are answered, whatever the policy says: (accept,
     prompt text; ``None`` for the policy's). It lapses when that action ends (see
     :meth:`action`); a dialog that opens outside any action before then uses it up."""
+    prompt_check: Callable[[tuple[str, ...]], None] | None = None
+    """Asked, with the URLs of the tab's frames, before :attr:`next_answer`'s prompt text is
+    typed into a ``prompt()``: an InputError it raises dismisses that prompt instead (a
+    secret scoped to other origins than one of the frames that could have opened it)."""
     _acting: int = field(default=0, init=False, repr=False)  # actions running (nested: batch)
 
     def attach(self, page: PlaywrightPage) -> None:
@@ -125,6 +129,7 @@ class PageEvents:
             self._acting -= 1
             if not self._acting:
                 self.next_answer = None
+                self.prompt_check = None
 
     async def _on_dialog(self, dialog: PlaywrightDialog) -> None:
         policy = self.policy()
@@ -133,8 +138,16 @@ class PageEvents:
         if self.next_answer is not None:
             accept, told = self.next_answer
             prompt_text = told if told is not None else prompt_text
+            check = self.prompt_check
             if not self._acting:  # a dialog of no action (a timer's): it takes the answer
-                self.next_answer = None
+                self.next_answer = self.prompt_check = None
+            if accept and told is not None and check is not None and dialog.type == "prompt":
+                # Which frame opened it is not told (CDP names it; Playwright does not): the
+                # text is typed only if every frame of the tab may have it.
+                try:
+                    check(tuple(f.url for f in dialog.page.frames) if dialog.page else ())
+                except InputError:
+                    accept = False
         self.dialogs.append(Dialog(type=dialog.type, message=dialog.message, accepted=accept))
         # The page may close under the dialog (a beforeunload on close): nothing left to answer.
         with contextlib.suppress(PlaywrightError):

@@ -63,7 +63,19 @@ class Secrets:
                 *_in_urls(value),
             )
         }
-        self._forms = sorted(forms, key=lambda fn: (-len(fn[0]), fn))
+        # Any case: a page may show a value in capitals (CSS text-transform, which OCR reads
+        # off the screen and innerText returns, or its own toUpperCase).
+        self._forms = [
+            (re.compile(re.escape(form), re.IGNORECASE), "{{" + name + "}}")
+            for form, name in sorted(forms, key=lambda fn: (-len(fn[0]), fn))
+        ]
+        # A text the page shows is cut to a length with "…" (a name, a value, an attribute):
+        # one cut inside a secret ends on its first letters, which are masked as well.
+        self._forms += [
+            (re.compile(f"(?:{'|'.join(heads)})\u2026", re.IGNORECASE), "{{" + name + "}}\u2026")
+            for name, value in self._values.items()
+            if (heads := [re.escape(value[:n]) for n in range(len(value) - 1, 2, -1)])
+        ]
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -134,10 +146,10 @@ class Secrets:
 
     def mask(self, value: Any) -> Any:
         """``value`` (a string, or JSON-like lists and dicts) with every secret value written
-        as ``{{NAME}}`` — also where it is quoted with escapes (``repr``, JSON)."""
+        as ``{{NAME}}`` — in any case, and where it is quoted with escapes (``repr``, JSON)."""
         if isinstance(value, str):
-            for form, name in self._forms:
-                value = value.replace(form, "{{" + name + "}}")
+            for form, placeholder in self._forms:
+                value = form.sub(placeholder, value)
             return value
         if isinstance(value, list | tuple):
             return [self.mask(v) for v in value]
@@ -146,8 +158,9 @@ class Secrets:
         return value
 
     def shown_in(self, text: str) -> bool:
-        """Whether ``text`` shows any secret value."""
-        return any(secret in text for secret in self._values.values())
+        """Whether ``text`` shows any secret value (in any case)."""
+        folded = text.casefold()
+        return any(secret.casefold() in folded for secret in self._values.values())
 
 
 ENV_PREFIX = "PAGESIGHT_SECRET_"

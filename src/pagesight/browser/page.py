@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Collection, Coroutine, Iterable, Sequence
+from collections.abc import Callable, Collection, Coroutine, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -138,19 +138,25 @@ class AsyncPage:
             raise InvalidOption("dialogs", f"dialogs takes a DialogPolicy, not {policy!r}")
         self._dialogs = policy
 
-    async def answer_next_dialog(self, *, accept: bool, prompt_text: str | None = None) -> None:
-        """Answer the JavaScript dialogs of this tab's next action (a batch is one) so
-        (``accept``; an accepted ``prompt()`` returns ``prompt_text``, by default the
-        policy's): each dialog that action opens (a confirm and its "Really?"), then the
-        answer lapses, whether the action opened one or not, and :attr:`dialogs` answers
-        again. A dialog opened outside
-        any action before then (by a timer) takes it instead. Dialogs are answered the moment
-        they open, so call this before the action that opens one."""
+    async def answer_next_dialog(
+        self,
+        *,
+        accept: bool,
+        prompt_text: str | None = None,
+        prompt_check: Callable[[tuple[str, ...]], None] | None = None,
+    ) -> None:
+        """Answer the JavaScript dialogs of this tab's next action (a batch is one): each it
+        opens (a confirm and its "Really?") is ``accept``-ed, a ``prompt()`` given
+        ``prompt_text`` (by default the policy's) once ``prompt_check``, if any, called with
+        the URLs of the tab's frames, raises no InputError (else it is dismissed: where a
+        secret may go); then the answer lapses, dialog or not, and :attr:`dialogs` answers
+        again. A dialog of no action before then (a timer's) takes it. Call this first."""
         if not isinstance(accept, bool):
             raise InvalidOption("accept", f"accept must be True or False, not {accept!r}")
         if prompt_text is not None and not isinstance(prompt_text, str):
             raise InvalidOption("prompt_text", f"prompt_text must be a str, not {prompt_text!r}")
         self._events.next_answer = (accept, prompt_text)
+        self._events.prompt_check = prompt_check
 
     @property
     def playwright(self) -> PlaywrightPage:

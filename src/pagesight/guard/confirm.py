@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -198,6 +199,9 @@ class Target:
     """It is itself a field (Enter in it submits its form)."""
     form_fields: tuple[Field, ...] = ()
     """The fields of the form it belongs to (none outside a form)."""
+    default_button: tuple[str, ...] = ()
+    """The names of its form's first submit button, which Enter in a field of the form
+    presses (implicit submission): Enter in "Type the name to confirm" presses "Delete"."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -227,6 +231,8 @@ Asker = Callable[[Risk], Awaitable[bool]]
 """Asks a person whether a risky action may go ahead: True to allow it."""
 
 _SUBMIT_KEYS = frozenset({"enter", "numpadenter"})
+_PRESS_KEYS = _SUBMIT_KEYS | {" ", "space"}
+"""Keys that press a focused button or follow a focused link, as a click does."""
 
 
 def assess_step(
@@ -247,13 +253,21 @@ def assess_step(
         return Risk(
             rule="every_action", action=what, why="every action needs a person (confirm=all)"
         )
-    if target is not None and action == "click":
+    # Enter or Space on a focused button or link presses it: a click by another name.
+    pressing = action == "press_key" and _key(args) in _PRESS_KEYS
+    if target is not None and (action == "click" or (pressing and target.field is None)):
         word = rules.control_word(target.names)
         if word is not None:
             return Risk(rule="risky_control", action=what, why=f"its name says {word!r}")
     submitting = (action == "click" and target is not None and target.submits) or (
         action == "input_submit" or (action == "press_key" and _submit_key(args))
     )
+    if submitting and target is not None and target.field is not None:
+        # Enter in a field presses its form's default button, which may be "Delete".
+        word = rules.control_word(target.default_button)
+        if word is not None:
+            why = f"Enter submits its form by the button named {word!r}"
+            return Risk(rule="risky_control", action=what, why=why)
     if submitting and target is not None:
         held = _sensitive(rules, (target.field,) if target.field else ())
         held = held or _sensitive(rules, target.form_fields)
@@ -308,11 +322,22 @@ class ConfirmPolicy:
         if self.mode == "never":
             return None
         target = None
-        if ref is not None or (action == "press_key" and _submit_key(args)):
+        if ref is not None or (action == "press_key" and _key(args) in _PRESS_KEYS):
             target = await read_target(session, ref)  # no ref: the element with focus
         accepts = session.page.dialogs.confirm == "accept"
         return await self._decide(
             assess_step(self.rules, self.mode, action, args, target, accepts_confirms=accepts)
+        )
+
+    async def gate_point(self, session: Session, action: str, x: float, y: float) -> Refusal | None:
+        """:meth:`gate_step` for an action at a point of the viewport (``click_xy``, …): a
+        click is judged on the element under the point, as a click on its id would be."""
+        if self.mode == "never":
+            return None
+        target = await read_target_at(session, x, y) if action == "click" else None
+        accepts = session.page.dialogs.confirm == "accept"
+        return await self._decide(
+            assess_step(self.rules, self.mode, action, {}, target, accepts_confirms=accepts)
         )
 
     async def gate_call(self, tool: str, args: Mapping[str, Any]) -> Refusal | None:
@@ -357,12 +382,18 @@ _FACTS = """(el) => {
   const submits = !!form && ((tag === "button" && (type === "" || type === "submit")) ||
     (tag === "input" && (type === "submit" || type === "image")));
   const fields = form ? [...form.elements].filter((f) => f.tagName !== "BUTTON") : [];
+  const isSubmit = (b) => (b.tagName === "BUTTON" && ["", "submit"].includes(b.type)) ||
+    (b.tagName === "INPUT" && ["submit", "image"].includes(b.type));
+  const button = form ? [...form.elements].find(isSubmit) : null;
   return {
     names: [el.getAttribute("aria-label"), el.innerText, isField ? "" : el.value,
             el.getAttribute("title"), el.getAttribute("alt")].map(squash).filter(Boolean),
     submits,
     field: isField ? fieldOf(el) : null,
     form_fields: fields.map(fieldOf),
+    default_button: button ? [button.getAttribute("aria-label"), button.innerText, button.value,
+                              button.getAttribute("title"), button.getAttribute("alt")]
+                             .map(squash).filter(Boolean) : [],
   };
 }"""
 
@@ -404,6 +435,70 @@ async def read_target(session: Session, ref: int | None) -> Target | None:
         submits=bool(facts["submits"]),
         field=_field(facts["field"]) if facts["field"] else None,
         form_fields=tuple(_field(f) for f in facts["form_fields"]),
+        default_button=tuple(facts["default_button"]),
+    )
+
+
+_AT_POINT = """([x, y]) => {
+  const el = document.elementFromPoint(x, y);
+  if (!el) return null;
+  if (el.tagName === "IFRAME" || el.tagName === "FRAME") {
+    const r = el.getBoundingClientRect(), st = getComputedStyle(el);
+    return { frame: el, x: x - r.left - el.clientLeft - parseFloat(st.paddingLeft),
+             y: y - r.top - el.clientTop - parseFloat(st.paddingTop) };
+  }
+  return { element: el.closest(`a[href], button, input, select, textarea, summary, label,
+    [role=button], [role=link], [role=menuitem], [role=menuitemcheckbox], [role=option],
+    [role=tab], [role=switch], [role=checkbox], [onclick]`) || el };
+}"""
+
+
+async def read_target_at(session: Session, x: float, y: float) -> Target | None:
+    """What the rules need of the element a click at ``(x, y)`` (CSS px of the viewport)
+    lands on — through frames, of any origin — with the names the latest observation gives
+    the smallest box holding the point (on a page read off the screen, the words OCR read
+    there: a "Delete" drawn on a canvas); ``None`` over nothing."""
+    from playwright.async_api import Error as PlaywrightError
+
+    boxes = [
+        e
+        for e in (session.latest.elements if session.latest else ())
+        if e.bounds is not None
+        and e.bounds[0] <= x <= e.bounds[0] + e.bounds[2]
+        and e.bounds[1] <= y <= e.bounds[1] + e.bounds[3]
+    ]
+    seen = min(boxes, key=lambda e: e.bounds[2] * e.bounds[3] if e.bounds else 0, default=None)
+    names: tuple[str, ...] = (seen.name,) if seen is not None else ()
+    facts: dict[str, Any] | None = None
+    frame, at = session.page.playwright.main_frame, (x, y)
+    try:
+        for _ in range(8):  # frames in frames, each hit-tested in its own document
+            hit = await frame.evaluate_handle(_AT_POINT, list(at))
+            inner_frame = await hit.get_property("frame")
+            inner = inner_frame.as_element()
+            if inner is None:
+                element = (await hit.get_property("element")).as_element()
+                facts = await element.evaluate(_FACTS) if element is not None else None
+                break
+            content = await inner.content_frame()
+            if content is None:
+                break
+            inner_x = float(await (await hit.get_property("x")).json_value())
+            inner_y = float(await (await hit.get_property("y")).json_value())
+            frame, at = content, (inner_x, inner_y)
+    except (PagesightError, PlaywrightError):
+        facts = None
+    if facts is None and not names:
+        return None
+    names = (*names, *(facts["names"] if facts else ()))
+    shown = json.dumps(names[0], ensure_ascii=False) if names else "?"
+    return Target(
+        description=f"the element {shown} at ({x:g}, {y:g})",
+        names=names,
+        submits=bool(facts and facts["submits"]),
+        field=_field(facts["field"]) if facts and facts["field"] else None,
+        form_fields=tuple(_field(f) for f in facts["form_fields"]) if facts else (),
+        default_button=tuple(facts["default_button"]) if facts else (),
     )
 
 
@@ -415,11 +510,20 @@ def _field(raw: dict[str, Any]) -> Field:
 
 
 def _first_word(words: tuple[str, ...], texts: tuple[str, ...]) -> str | None:
+    plain = tuple(_plain(text) for text in texts)
     for word in words:
-        pattern = _pattern(word)
-        if any(pattern.search(text) for text in texts):
+        pattern = _pattern(_plain(word))
+        if any(pattern.search(text) for text in plain):
             return word
     return None
+
+
+def _plain(text: str) -> str:
+    """``text`` as a person reads it: full-width letters as their ASCII (NFKC: "\\uff24elete"
+    is "Delete"), and the characters that draw nothing (zero-width spaces and joiners, soft
+    hyphens: Unicode's format characters) left out, so "Del\\u200bete" is "Delete"."""
+    text = unicodedata.normalize("NFKC", text)
+    return "".join(c for c in text if unicodedata.category(c) != "Cf")
 
 
 def _pattern(word: str) -> re.Pattern[str]:
@@ -443,8 +547,15 @@ def _sensitive(rules: RiskRules, fields: tuple[Field | None, ...]) -> str | None
     return None
 
 
+def _key(args: Mapping[str, Any]) -> str:
+    """The key a ``press_key`` ends on, lower case: a combination's last ("Shift+Enter"
+    submits a form as Enter does)."""
+    key = str(args.get("key", ""))
+    return (key if key.endswith("+") or "+" not in key else key.rsplit("+", 1)[1]).lower()
+
+
 def _submit_key(args: Mapping[str, Any]) -> bool:
-    return str(args.get("key", "")).lower() in _SUBMIT_KEYS
+    return _key(args) in _SUBMIT_KEYS
 
 
 def _words(action: str, args: Mapping[str, Any], target: Target | None) -> str:

@@ -21,6 +21,11 @@ async def act_at(
     count: int = 1,
     button: str = "left",
 ) -> ToolResult:
+    # A click at a point is judged on what is under it, as a click on its id is: a Delete
+    # button clicked by its coordinates still needs a person.
+    refused = await session.confirm.gate_point(session, action, x, y)
+    if refused is not None:
+        return ToolResult.failure(refused.reason, session.secrets.mask(refused.message))
     try:
         effect = await session.page.act_at(action, x, y, to=to, count=count, button=button)
     except InputError as exc:  # a point outside the viewport, a bad option

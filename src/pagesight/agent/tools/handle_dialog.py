@@ -18,10 +18,22 @@ async def handle_dialog(
         accept: True to accept (OK), false to dismiss (Cancel).
         prompt_text: What to type into a prompt() dialog before accepting it.
     """
-    # A dialog is the tab's document's (Chromium names its origin in the dialog): a secret
-    # is checked against the tab's URL now.
-    filled = session.secrets.fill_for(prompt_text, at=session.page.url, where="this tab")
-    await session.page.answer_next_dialog(accept=accept, prompt_text=filled)
+    # Checked against the tab's URL now, and again when the prompt opens: the action may
+    # have led elsewhere, or a frame of another origin may be the one asking.
+    secrets = session.secrets
+    filled = secrets.fill_for(prompt_text, at=session.page.url, where="this tab")
+
+    def check(urls: tuple[str, ...]) -> None:
+        for url in urls:
+            if not url.startswith("about:"):  # about:blank and srcdoc are their parent's
+                secrets.fill_for(prompt_text, at=url, where="a frame of the tab")
+
+    scoped = prompt_text is not None and any(
+        secrets.scope(name) is not None for name in secrets.named_in(prompt_text)
+    )
+    await session.page.answer_next_dialog(
+        accept=accept, prompt_text=filled, prompt_check=check if scoped else None
+    )
     answer = "accepted" if accept else "dismissed"
     typed = f" with {prompt_text!r}" if accept and prompt_text is not None else ""
     return ToolResult(
