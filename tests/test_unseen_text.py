@@ -30,6 +30,12 @@ GONE = {
     "text-indent out of an overflow:hidden box": "Text indent text",
     "pushed out of an overflow:hidden box by padding": "Pushed out text",
     "a short line under an opaque box (the block's centre is not covered)": "Covered line text",
+    "opacity 0.1 inside opacity 0.3": "Faded element text",
+    "white written as oklch()": "Oklch white text",
+    "white written as color(srgb ...)": "Srgb white text",
+    "text-indent off the page with nothing clipping": "Unclipped indent text",
+    "SVG text filled white on white": "SVG white text",
+    "near black on a near black box, below the fold": "Low dark on dark text",
 }
 
 KEPT = {
@@ -42,6 +48,10 @@ KEPT = {
     "white ink over a picture behind it, on a white page": "Hero text over a picture.",
     "light ink on a dark box": "Light on dark text.",
     "a box's other text beside an unseen span": "Dark box label.",
+    "text at half opacity": "Half faded text.",
+    "SVG text filled white on a dark shape": "SVG text on a dark shape.",
+    "a dark box's text below the fold": "Low dark box label.",
+    "white ink over a picture, below the fold": "Low hero text over a picture.",
 }
 
 

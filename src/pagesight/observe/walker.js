@@ -133,7 +133,7 @@
         if (ctx.invisible) continue;
         const d = k.data;
         if (d.trim()) {
-          if (unseen === null) unseen = textUnseen(el, style, look, k, ctx.backdrop, ctx.scale);
+          if (unseen === null) unseen = textUnseen(el, style, look, k, ctx.backdrop, ctx.scale, ctx.alpha);
           if (unseen) continue;
           pushText(out, d.replace(/[\s\u00a0]+/g, " "));
           own = true;
@@ -387,6 +387,7 @@
       // phrasing element is taken to paint nothing of its own, to keep its cost low).
       backdrop: look.phrasing ? ctx.backdrop : backdropOf(style, ctx.backdrop),
       scale: transform === "none" ? ctx.scale : ctx.scale * scaleOf(transform),
+      alpha: style.opacity === "1" ? ctx.alpha : ctx.alpha * parseFloat(style.opacity),
     };
   }
 
@@ -727,7 +728,7 @@
       modal, inModal: false,
       active, activeOption: activeDescendant(active), frames: ctx.frames, offset: ctx.offset,
       viewArea: vw * vh, fileInputs: undrawnFileInputs(doc),
-      backdrop: null, scale: 1,
+      backdrop: null, scale: 1, alpha: 1,
     };
     const out = [];
     const root = doc.body || doc.documentElement;
