@@ -52,6 +52,7 @@ KEPT = {
     "SVG text filled white on a dark shape": "SVG text on a dark shape.",
     "a dark box's text below the fold": "Low dark box label.",
     "white ink over a picture, below the fold": "Low hero text over a picture.",
+    "white ink over a picture, in the viewport": "Top hero text over a picture.",
 }
 
 
