@@ -31,6 +31,7 @@ GONE = {
     "pushed out of an overflow:hidden box by padding": "Pushed out text",
     "a short line under an opaque box (the block's centre is not covered)": "Covered line text",
     "opacity 0.1 inside opacity 0.3": "Faded element text",
+    "opacity 0.04 over a gradient (any backdrop)": "Faded on gradient text",
     "white written as oklch()": "Oklch white text",
     "white written as color(srgb ...)": "Srgb white text",
     "text-indent off the page with nothing clipping": "Unclipped indent text",
