@@ -36,6 +36,8 @@ GONE = {
     "white written as color(srgb ...)": "Srgb white text",
     "text-indent off the page with nothing clipping": "Unclipped indent text",
     "SVG text filled white on white": "SVG white text",
+    "a 1-px span beside a field, as its guessed name": "Tiny label text",
+    "1-px bare text beside a field, as its guessed name": "Tiny bare label text",
     "near black on a near black box, below the fold": "Low dark on dark text",
 }
 

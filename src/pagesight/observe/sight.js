@@ -220,7 +220,18 @@
   // what its ancestry paints behind it and the transforms' scale.
   // At 5% opacity even white on black is below MIN_CONTRAST: no backdrop makes it readable.
   const MIN_OPACITY = 0.05;
+  // Elements whose text this observation left out, for the name guesses (hints.js) that read
+  // the text around a field: a guess must not bring it back.
+  let dropped = new WeakSet();
+  function forgetDropped() { dropped = new WeakSet(); }
+  function droppedText(el) { return dropped.has(el); }
+  function dropText(el) { dropped.add(el); } // covered: the walker's own finding
   function textUnseen(el, style, look, node, backdrop, scale, alpha) {
+    const unseen = unseenNow(el, style, look, node, backdrop, scale, alpha);
+    if (unseen) dropped.add(el);
+    return unseen;
+  }
+  function unseenNow(el, style, look, node, backdrop, scale, alpha) {
     if (parseFloat(style.fontSize) * scale <= MIN_FONT) return true;
     if (alpha <= MIN_OPACITY) return true;
     if (!look || look.noBox) return backdrop !== null && inkLost(el, style, backdrop, alpha) && lostOnPaint(el, node, style, alpha);
@@ -261,7 +272,7 @@
     return true;
   }
 
-  const api = { inter, meets, contains, coverOf, pageState, textUnseen, textBox, backdropOf, scaleOf, clipsAll, WHITE };
+  const api = { inter, meets, contains, coverOf, pageState, textUnseen, forgetDropped, droppedText, dropText, textBox, backdropOf, scaleOf, clipsAll, WHITE };
   Object.defineProperty(globalThis, KEY, { value: api, enumerable: false });
   return api;
 })();

@@ -28,7 +28,7 @@
   const { hooksOf, statesOf, classState, activeDescendant, deepActive, dragSource, dropZone, opensFiles, undrawnFileInputs } =
     globalThis[Symbol.for("pagesight.states")];
   // Boxes, what covers them and the page's visible and reachable areas (sight.js).
-  const { inter, meets, coverOf, pageState, textUnseen, textBox, backdropOf, scaleOf, clipsAll, WHITE } =
+  const { inter, meets, coverOf, pageState, textUnseen, forgetDropped, dropText, textBox, backdropOf, scaleOf, clipsAll, WHITE } =
     globalThis[Symbol.for("pagesight.sight")];
   const hooks = hooksOf(globalThis);
 
@@ -199,7 +199,7 @@
     if (ctx.modal && !ctx.inModal && el !== ctx.modal && !containsComposed(el, ctx.modal)) return;
     const style = el.ownerDocument.defaultView.getComputedStyle(el);
     const look = appearance(el, tag, style, ctx);
-    if (look === null) return;
+    if (look === null) { dropText(el); return; } // nor a name guessed from its text
     const kind = classify(el, tag, style, look, ctx);
     if (kind === null) return;
     if (tag === "iframe" || tag === "frame") {
@@ -235,6 +235,7 @@
       else if (cover === "covered") {
         if (actionable || kind.role === "heading" || kind.role === "img") return;
         const objects = (x) => typeof x !== "string";
+        dropText(el);
         items = items.filter(objects);
         content = content.filter(objects);
       }
@@ -752,6 +753,7 @@
     const st = pageState(doc, viewport);
     frameEls.length = 0;
     standInNames.clear();
+    forgetDropped();
     invalidEvents = 0;
     const tree = tidy(walkDocument(doc, {
       state: st, absState: st, fixedState: { clip: viewport, reach: viewport, scroller: null, view: viewport },
