@@ -52,6 +52,7 @@ KEPT = {
     "light ink on a dark box": "Light on dark text.",
     "a box's other text beside an unseen span": "Dark box label.",
     "text at half opacity": "Half faded text.",
+    "white ink blended by difference (drawn black)": "Blended text.",
     "SVG text filled white on a dark shape": "SVG text on a dark shape.",
     "a dark box's text below the fold": "Low dark box label.",
     "white ink over a picture, below the fold": "Low hero text over a picture.",
