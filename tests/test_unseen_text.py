@@ -30,6 +30,15 @@ GONE = {
     "text-indent out of an overflow:hidden box": "Text indent text",
     "pushed out of an overflow:hidden box by padding": "Pushed out text",
     "a short line under an opaque box (the block's centre is not covered)": "Covered line text",
+    "opacity 0.1 inside opacity 0.3": "Faded element text",
+    "opacity 0.04 over a gradient (any backdrop)": "Faded on gradient text",
+    "white written as oklch()": "Oklch white text",
+    "white written as color(srgb ...)": "Srgb white text",
+    "text-indent off the page with nothing clipping": "Unclipped indent text",
+    "SVG text filled white on white": "SVG white text",
+    "a 1-px span beside a field, as its guessed name": "Tiny label text",
+    "1-px bare text beside a field, as its guessed name": "Tiny bare label text",
+    "near black on a near black box, below the fold": "Low dark on dark text",
 }
 
 KEPT = {
@@ -42,6 +51,12 @@ KEPT = {
     "white ink over a picture behind it, on a white page": "Hero text over a picture.",
     "light ink on a dark box": "Light on dark text.",
     "a box's other text beside an unseen span": "Dark box label.",
+    "text at half opacity": "Half faded text.",
+    "white ink blended by difference (drawn black)": "Blended text.",
+    "SVG text filled white on a dark shape": "SVG text on a dark shape.",
+    "a dark box's text below the fold": "Low dark box label.",
+    "white ink over a picture, below the fold": "Low hero text over a picture.",
+    "white ink over a picture, in the viewport": "Top hero text over a picture.",
 }
 
 

@@ -116,8 +116,11 @@ def masked(result: CallToolResult, secrets: Secrets) -> CallToolResult:
     return CallToolResult(content=blocks, is_error=result.is_error)
 
 
-def failure(reason: str, message: str) -> CallToolResult:
-    """A tool error the server itself found (no browser, an internal fault)."""
+def failure(reason: str, message: str, *, quotes_page: bool = False) -> CallToolResult:
+    """A tool error the server itself found (no browser, an internal fault). With
+    ``quotes_page``, inside the untrusted-content markers: an exception's message may quote
+    the page (a script that makes the walker throw chooses its words)."""
+    text = ToolResult.failure(reason, message).text
     return CallToolResult(
-        content=[TextContent(text=ToolResult.failure(reason, message).text)], is_error=True
+        content=[TextContent(text=untrusted(text) if quotes_page else text)], is_error=True
     )

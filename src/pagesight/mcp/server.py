@@ -156,10 +156,10 @@ class PagesightMCP(MCPServer[Any]):
             if gone is not None:
                 return failure("browser_gone", f"{_first_clause(gone)}; {self._gone_advice}")
             if isinstance(exc, PageCrashed):  # the library's advice is no MCP tool
-                return failure(_reason(exc), f"{_first_clause(exc)}; {_TAB_GONE}")
-            return failure(_reason(exc), str(exc))
+                return failure(_reason(exc), f"{_first_clause(exc)}; {_TAB_GONE}", quotes_page=True)
+            return failure(_reason(exc), str(exc), quotes_page=True)
         except PagesightError as exc:
-            return failure(_reason(exc), str(exc))
+            return failure(_reason(exc), str(exc), quotes_page=True)
         except (InputNeeded, NoOneToAsk):  # a question for the user, not a failure
             raise
         except Exception as exc:  # a bug in pagesight: the traceback to the log, not the model
@@ -169,6 +169,7 @@ class PagesightMCP(MCPServer[Any]):
                 "internal_error",
                 f"{type(exc).__name__}: {exc}. This is a bug in pagesight; the page may be "
                 "in any state: take a browser_snapshot before going on",
+                quotes_page=True,
             )
         return content(result, before=before)
 

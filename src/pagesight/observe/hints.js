@@ -192,6 +192,16 @@
     return (by && textOfIds(el, by)) || norm(el.getAttribute("aria-label") || "");
   }
 
+  // Text a person cannot read is no label: the walker leaves it out of the outline (sight.js),
+  // and a guess must not bring it back as a field's name. A font of 2 px or less is checked
+  // here (the text after a field is not walked yet). Asked only of the text a guess takes.
+  // Text the walk already left out (elements before the field) is asked of sight.js.
+  function tiny(el) {
+    if (!el) return false;
+    if (globalThis[Symbol.for("pagesight.sight")].droppedText(el)) return true;
+    return parseFloat(el.ownerDocument.defaultView.getComputedStyle(el).fontSize) <= 2;
+  }
+
   // The first text in one direction from ``node`` among its siblings: a text node or a short
   // caption element, as {text, label, at} (label: a text node or a label, legend, heading or
   // "…label…" element, not a description); STOP where another control (or a label tied to one)
@@ -200,6 +210,7 @@
     for (let s = node[dir]; s; s = s[dir]) {
       if (s.nodeType === TEXT) {
         const t = norm(s.data);
+        if (t && tiny(s.parentElement)) continue;
         if (t) return t.length <= MAX_TEXT ? { text: t, label: true, at: s } : STOP;
         continue;
       }
@@ -216,6 +227,7 @@
       if (inner && inner.control && inner.control !== el) return STOP;
       const t = norm(s.textContent || "");
       if (!t || (s.checkVisibility && !s.checkVisibility({ visibilityProperty: true, opacityProperty: true }))) continue;
+      if (tiny(s) || tiny(s.firstElementChild)) continue;
       if (t.length > MAX_TEXT) return STOP;
       return { text: t, label: CAPTION.has(tag) || /label|title|caption/i.test(cls), at: s };
     }

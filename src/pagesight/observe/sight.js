@@ -124,11 +124,30 @@
   const WHITE = [255, 255, 255, 1];
   const REPLACED = new Set(["img", "svg", "video", "canvas", "iframe", "object", "embed", "picture"]);
 
+  const SVG_NS = "http://www.w3.org/2000/svg";
+  const painted = new Map(); // colour syntax -> rgba, for colours computed styles keep as written
+  let paint = null;
   function rgba(css) {
-    const m = /rgba?\(([^)]+)\)/.exec(css);
-    if (!m) return null;
-    const p = m[1].split(/[,\s/]+/).filter(Boolean).map(parseFloat);
-    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+    const m = /^rgba?\(([^)]+)\)/.exec(css);
+    if (m) {
+      const p = m[1].split(/[,\s/]+/).filter(Boolean).map(parseFloat);
+      return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+    }
+    // oklch(), lab(), color(srgb ...) stay so in computed styles: let a canvas paint one pixel
+    // (once per colour written; a page uses a handful).
+    if (!/^(color|oklch|oklab|lab|lch|hwb)\(/.test(css)) return null; // url(), none, keywords
+    let c = painted.get(css);
+    if (c === undefined) {
+      paint = paint || new OffscreenCanvas(1, 1).getContext("2d", { willReadFrequently: true });
+      paint.clearRect(0, 0, 1, 1);
+      paint.fillStyle = "rgba(0, 0, 0, 0)";
+      paint.fillStyle = css;
+      paint.fillRect(0, 0, 1, 1);
+      const d = paint.getImageData(0, 0, 1, 1).data;
+      c = [d[0], d[1], d[2], d[3] / 255];
+      painted.set(css, c);
+    }
+    return c;
   }
   // The colour behind an element's children: its own solid background, else what is behind it;
   // null when an image, a gradient or a see-through colour makes it unknowable.
@@ -144,10 +163,13 @@
   }
   // Ink (alpha blended onto the backdrop) that differs from the backdrop by less than a person
   // can read; a shadow or stroke outlines the glyphs whatever their fill.
-  function inkLost(style, backdrop) {
-    const ink = rgba(style.webkitTextFillColor || style.color);
+  function inkLost(el, style, backdrop, alpha) {
+    // SVG text is painted by its fill (and outlined by a stroke), not by its colour.
+    const svg = el.namespaceURI === SVG_NS;
+    const ink = rgba(svg ? style.fill : style.webkitTextFillColor || style.color);
     if (!ink) return false;
-    const a = ink[3];
+    if (svg && style.stroke !== "none") return false;
+    const a = ink[3] * alpha;
     const seen = [0, 1, 2].map((i) => ink[i] * a + backdrop[i] * (1 - a));
     const l1 = luminance(seen), l2 = luminance(backdrop);
     if ((Math.max(l1, l2) + 0.05) / (Math.min(l1, l2) + 0.05) >= MIN_CONTRAST) return false;
@@ -170,6 +192,8 @@
     const stack = doc.elementsFromPoint(box.x + box.w / 2, box.y + box.h / 2);
     for (const e of stack) {
       if (e !== el && el.contains(e)) continue; // above the text, not behind it
+      // Inside an <svg> its shapes are the picture; the <svg> around the text is not.
+      if (e.namespaceURI === SVG_NS) { if (e.contains(el)) continue; return null; }
       if (REPLACED.has(e.localName)) return null;
       const c = backdropOf(doc.defaultView.getComputedStyle(e), WHITE);
       if (c !== WHITE) return c; // a solid colour or null
@@ -194,24 +218,61 @@
   // Is the text of ``el`` (``node`` its first text node) out of a person's sight? ``look`` is
   // the walker's appearance of ``el`` (null for a document's root), ``backdrop`` and ``scale``
   // what its ancestry paints behind it and the transforms' scale.
-  function textUnseen(el, style, look, node, backdrop, scale) {
+  // At 5% opacity even white on black is below MIN_CONTRAST: no backdrop makes it readable.
+  const MIN_OPACITY = 0.05;
+  // Elements whose text this observation left out, for the name guesses (hints.js) that read
+  // the text around a field: a guess must not bring it back.
+  let dropped = new WeakSet();
+  function forgetDropped() { dropped = new WeakSet(); }
+  function droppedText(el) { return dropped.has(el); }
+  function dropText(el) { dropped.add(el); } // covered: the walker's own finding
+  function textUnseen(el, style, look, node, backdrop, scale, alpha) {
+    const unseen = unseenNow(el, style, look, node, backdrop, scale, alpha);
+    if (unseen) dropped.add(el);
+    return unseen;
+  }
+  function unseenNow(el, style, look, node, backdrop, scale, alpha) {
     if (parseFloat(style.fontSize) * scale <= MIN_FONT) return true;
-    if (!look || look.noBox) return backdrop !== null && inkLost(style, backdrop) && lostOnPaint(el, node, style);
-    // Indented out of its own clipping box (image replacement: text-indent: -9999px).
-    if (look.clips && parseFloat(style.textIndent) <= -look.box.w) return true;
+    if (alpha <= MIN_OPACITY) return true;
+    if (!look || look.noBox) return backdrop !== null && inkLost(el, style, backdrop, alpha) && lostOnPaint(el, node, style, alpha);
+    // Indented out of its own clipping box (image replacement: text-indent: -9999px), or, with
+    // nothing clipping it, off the page to where no scrolling goes.
+    const indent = parseFloat(style.textIndent);
+    if (indent < 0 && indent <= -look.box.w) {
+      if (look.clips) return true;
+      const t = textBox(node);
+      if (t.w > 0 && !meets(t, look.state.reach)) return true;
+    }
     // A box partly outside what its clipping ancestors show: is the text itself outside?
     if (!contains(look.state.reach, look.box)) {
       const t = textBox(node);
       if (t.w > 0 && !meets(t, look.state.reach)) return true;
     }
-    return backdrop !== null && inkLost(style, backdrop) && lostOnPaint(el, node, style);
+    return backdrop !== null && inkLost(el, style, backdrop, alpha) && lostOnPaint(el, node, style, alpha);
   }
-  function lostOnPaint(el, node, style) {
-    const painted = paintedBackdrop(el, textBox(node));
-    return painted !== null && inkLost(style, painted);
+  function lostOnPaint(el, node, style, alpha) {
+    const box = textBox(node);
+    const view = el.ownerDocument.defaultView;
+    const cx = box.x + box.w / 2, cy = box.y + box.h / 2;
+    // Hit-testing sees only the viewport: elsewhere, trust the ancestry unless the text is
+    // lifted out of the flow (over what, we cannot tell without scrolling there).
+    const onView = cx >= 0 && cy >= 0 && cx < view.innerWidth && cy < view.innerHeight;
+    const painted = onView ? paintedBackdrop(el, box) : inFlow(el) ? WHITE : null;
+    return painted !== null && (!onView || inkLost(el, style, painted, alpha));
+  }
+  // No box from the text up to the first one with a background is absolutely placed.
+  function inFlow(el) {
+    const view = el.ownerDocument.defaultView;
+    for (let e = el; e && e.nodeType === ELEMENT; e = e.parentElement) {
+      if (e.namespaceURI === SVG_NS) return false; // over shapes the ancestry does not know of
+      const st = view.getComputedStyle(e);
+      if (st.position === "absolute" || st.position === "fixed") return false;
+      if (st.backgroundImage !== "none" || backdropOf(st, WHITE) !== WHITE) return true;
+    }
+    return true;
   }
 
-  const api = { inter, meets, contains, coverOf, pageState, textUnseen, textBox, backdropOf, scaleOf, clipsAll, WHITE };
+  const api = { inter, meets, contains, coverOf, pageState, textUnseen, forgetDropped, droppedText, dropText, textBox, backdropOf, scaleOf, clipsAll, WHITE };
   Object.defineProperty(globalThis, KEY, { value: api, enumerable: false });
   return api;
 })();

@@ -28,7 +28,7 @@
   const { hooksOf, statesOf, classState, activeDescendant, deepActive, dragSource, dropZone, opensFiles, undrawnFileInputs } =
     globalThis[Symbol.for("pagesight.states")];
   // Boxes, what covers them and the page's visible and reachable areas (sight.js).
-  const { inter, meets, coverOf, pageState, textUnseen, textBox, backdropOf, scaleOf, clipsAll, WHITE } =
+  const { inter, meets, coverOf, pageState, textUnseen, forgetDropped, dropText, textBox, backdropOf, scaleOf, clipsAll, WHITE } =
     globalThis[Symbol.for("pagesight.sight")];
   const hooks = hooksOf(globalThis);
 
@@ -133,7 +133,7 @@
         if (ctx.invisible) continue;
         const d = k.data;
         if (d.trim()) {
-          if (unseen === null) unseen = textUnseen(el, style, look, k, ctx.backdrop, ctx.scale);
+          if (unseen === null) unseen = textUnseen(el, style, look, k, ctx.backdrop, ctx.scale, ctx.alpha);
           if (unseen) continue;
           pushText(out, d.replace(/[\s\u00a0]+/g, " "));
           own = true;
@@ -199,7 +199,7 @@
     if (ctx.modal && !ctx.inModal && el !== ctx.modal && !containsComposed(el, ctx.modal)) return;
     const style = el.ownerDocument.defaultView.getComputedStyle(el);
     const look = appearance(el, tag, style, ctx);
-    if (look === null) return;
+    if (look === null) { dropText(el); return; } // nor a name guessed from its text
     const kind = classify(el, tag, style, look, ctx);
     if (kind === null) return;
     if (tag === "iframe" || tag === "frame") {
@@ -235,6 +235,7 @@
       else if (cover === "covered") {
         if (actionable || kind.role === "heading" || kind.role === "img") return;
         const objects = (x) => typeof x !== "string";
+        dropText(el);
         items = items.filter(objects);
         content = content.filter(objects);
       }
@@ -387,6 +388,7 @@
       // phrasing element is taken to paint nothing of its own, to keep its cost low).
       backdrop: look.phrasing ? ctx.backdrop : backdropOf(style, ctx.backdrop),
       scale: transform === "none" ? ctx.scale : ctx.scale * scaleOf(transform),
+      alpha: style.opacity === "1" ? ctx.alpha : ctx.alpha * parseFloat(style.opacity),
     };
   }
 
@@ -727,7 +729,7 @@
       modal, inModal: false,
       active, activeOption: activeDescendant(active), frames: ctx.frames, offset: ctx.offset,
       viewArea: vw * vh, fileInputs: undrawnFileInputs(doc),
-      backdrop: null, scale: 1,
+      backdrop: null, scale: 1, alpha: 1,
     };
     const out = [];
     const root = doc.body || doc.documentElement;
@@ -751,6 +753,7 @@
     const st = pageState(doc, viewport);
     frameEls.length = 0;
     standInNames.clear();
+    forgetDropped();
     invalidEvents = 0;
     const tree = tidy(walkDocument(doc, {
       state: st, absState: st, fixedState: { clip: viewport, reach: viewport, scroller: null, view: viewport },

@@ -18,7 +18,9 @@ injections are phrased a thousand ways, the grammar is what makes obeying mechan
 ``click "NAME"`` (also ``点击“NAME”``, ``「NAME」をクリック``), ``type "TEXT" into "NAME"``
 (``在“NAME”中输入“TEXT”``), ``go to URL`` and ``done "ANSWER"``. It obeys the newest message
 first (a model swayed by what it read last), each message's instructions in their order, and
-each instruction once; with nothing left to obey it calls ``done`` with ``(nothing to do)``.
+each instruction once, any ``done`` only when no other order is left (so the goal's ``done``
+never ends a run before the orders of the page that came with it were tried); with nothing
+left to obey it calls ``done`` with ``(nothing to do)``.
 """
 
 from __future__ import annotations
@@ -116,14 +118,17 @@ class Gullible:
         # A model reads through the outline's escaping: a name's quotes are \" there.
         outside = [trusted_text(_unescape(" ".join(_texts(m.get("content"))))) for m in messages]
         self.read_outside.append("\n".join(outside))
-        for text in reversed(outside):
-            for order in instructions(text):
-                if order in self.obeyed:
-                    continue
-                self.obeyed.append(order)
-                reply = self._carry_out(order, page)
-                if reply is not None:
-                    return reply
+        # Every order it can carry out before any "done": the goal comes before the page in
+        # the first message, and its "done" would otherwise end the run before the page's
+        # orders there were ever read.
+        orders = [order for text in reversed(outside) for order in instructions(text)]
+        for order in sorted(orders, key=lambda o: o.kind == "done"):
+            if order in self.obeyed:
+                continue
+            self.obeyed.append(order)
+            reply = self._carry_out(order, page)
+            if reply is not None:
+                return reply
         return Reply.calling("done", answer="(nothing to do)")
 
     def _carry_out(self, order: Instruction, page: str) -> Reply | None:
