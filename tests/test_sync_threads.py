@@ -115,6 +115,9 @@ PAGE_CALLS: dict[str, Check] = {
     "observe": lambda run: run.page.observe().mode == "cdp",
     "find": lambda run: run.page.find("Ask button")[0].element.name == "Ask",
     "locate": _locate,
+    "frame_url": lambda run: (
+        run.page.frame_url(run.page.find("Ask button")[0].element.id) == run.page.url
+    ),
     "dialogs": _dialogs,
     "act": _act,
     "answer_next_dialog": _answer_next_dialog,
