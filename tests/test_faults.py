@@ -28,7 +28,6 @@ import re
 import signal
 import subprocess
 import tempfile
-import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -281,20 +280,6 @@ def test_a_fault_in_a_launched_browser_ends_the_run_and_leaves_no_profile(
     assert "The run failed" in (out / "report.html").read_text(encoding="utf-8")
     assert len(made) == 1  # the run's browser made its profile here …
     assert list(profiles.glob("pagesight-profile-*")) == []  # … and it is gone
-
-
-def _tabs(browser: Browser) -> list[str]:
-    """The URL of every tab of ``browser``, as Chromium itself lists them (not Playwright)."""
-    with urllib.request.urlopen(f"{browser.cdp_url}/json/list", timeout=10) as answer:
-        return [t["url"] for t in json.load(answer) if t["type"] == "page"]
-
-
-def test_a_tab_that_navigates_for_ever_closes(server: StaticServer, browser: Browser) -> None:
-    # Playwright's close of such a tab waited for ever 1 time in 5 here: a few rounds, so
-    # that a close which hangs is met (pagesight then closes the target through the browser).
-    for _ in range(5):
-        browser.open(server.url("faults-loop.html"), wait_until="commit", timeout=3).close()
-    assert not [url for url in _tabs(browser) if "faults-loop.html" in url]
 
 
 # --- the disk of --out full -------------------------------------------------------------

@@ -518,18 +518,6 @@ class AsyncBrowser:
             return None
         return f"{count} request{'s' if count > 1 else ''} refused by the origin policy"
 
-    async def close_target(self, target: str | None) -> None:
-        """Close the tab whose DevTools target id is ``target`` (if known), through the
-        browser's own session: for a tab whose Playwright close never returned."""
-        if target is None:
-            return
-        with contextlib.suppress(PlaywrightError, TimeoutError):
-            session = await self._browser.new_browser_cdp_session()
-            try:
-                await asyncio.wait_for(session.send("Target.closeTarget", {"targetId": target}), 5)
-            finally:
-                await session.detach()
-
     async def close(self) -> None:
         """Close pagesight's connection; a launched Chromium is stopped, an attached one kept.
         A call still running on one of its tabs (from another thread) raises BrowserClosed."""

@@ -798,15 +798,9 @@ class AsyncPage:
         # A crashed or hung renderer may never answer a detach; closing ends its sessions anyway.
         answers = not (self._crashed or self._unresponsive or self._page.is_closed())
         if self._cdp is not None and answers:
-            with contextlib.suppress(TimeoutError, ProtocolError, PageCrashed):
-                await asyncio.wait_for(self._target_id(), 5)  # known, for the fallback below
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._cdp.detach(), 5)
         self._cdp = None
         if not self._page.is_closed():
-            try:
-                with translate("closing the page"):
-                    await asyncio.wait_for(self._page.close(), 5)
-            except TimeoutError:
-                # Playwright's close of a tab that navigates for ever (a redirect loop) can
-                # wait for ever (1 close in 5 here): the browser closes the target instead.
-                await self._browser.close_target(self._target)
+            with translate("closing the page"):
+                await self._page.close()
