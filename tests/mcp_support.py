@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
+import signal
+import subprocess
 import sys
 import threading
 from collections.abc import Coroutine
@@ -32,6 +34,51 @@ def stdio_params(*args: str) -> StdioServerParameters:
     return StdioServerParameters(
         command=sys.executable, args=["-m", "pagesight", "mcp", *args], env=server_env()
     )
+
+
+class HttpServer:
+    """``python -m pagesight mcp --transport http --port 0 ARGS``, its URL read off stderr
+    (all it writes there kept in ``lines``)."""
+
+    def __init__(self, *args: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "pagesight", "mcp", "--transport", "http", "--port", "0", *args],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=server_env(),
+        )
+        assert self.process.stderr is not None
+        self.lines: list[str] = []
+        self.url = ""
+        for line in self.process.stderr:  # readiness: the line saying where it serves
+            self.lines.append(line)
+            if "serving http://" in line:
+                self.url = line.split("serving ", 1)[1].strip()
+                break
+        assert self.url, "".join(self.lines)
+        self._drain_thread = threading.Thread(target=self._drain, daemon=True)
+        self._drain_thread.start()
+
+    def _drain(self) -> None:
+        assert self.process.stderr is not None
+        self.lines.extend(self.process.stderr)
+
+    @property
+    def port(self) -> int:
+        return int(self.url.rsplit(":", 1)[1].split("/", 1)[0])
+
+    def close(self) -> None:
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self._drain_thread.join(timeout=30)
+        assert self.process.stderr is not None
+        self.process.stderr.close()
 
 
 class McpClient:

@@ -7,10 +7,6 @@ telling the model to ask the user. What the page did is read back from ``window.
 
 from __future__ import annotations
 
-import signal
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,57 +15,15 @@ from mcp.client.session import ClientRequestContext
 from mcp_types import ElicitRequestParams, ElicitResult, ErrorData
 
 from conftest import StaticServer
-from mcp_support import McpClient, ok, ref, server_env, text
+from mcp_support import HttpServer, McpClient, ok, ref, text
 from pagesight import Browser
 
 PAGE = "confirm-risky.html"
 
 
-class Server:
-    """``python -m pagesight mcp --transport http --port 0 --cdp-url URL``, its URL read
-    off stderr."""
-
-    def __init__(self, cdp_url: str) -> None:
-        argv = [sys.executable, "-m", "pagesight", "mcp", "--transport", "http", "--port", "0"]
-        self.process = subprocess.Popen(
-            [*argv, "--cdp-url", cdp_url],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=server_env(),
-        )
-        assert self.process.stderr is not None
-        self.lines: list[str] = []
-        self.url = ""
-        for line in self.process.stderr:  # readiness: the line saying where it serves
-            self.lines.append(line)
-            if "serving http://" in line:
-                self.url = line.split("serving ", 1)[1].strip()
-                break
-        assert self.url, "".join(self.lines)
-        self._drain = threading.Thread(target=lambda: self.lines.extend(self._rest()))
-        self._drain.start()
-
-    def _rest(self) -> Iterator[str]:
-        assert self.process.stderr is not None
-        yield from self.process.stderr
-
-    def close(self) -> None:
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self._drain.join(timeout=30)
-        assert self.process.stderr is not None
-        self.process.stderr.close()
-
-
 @pytest.fixture(scope="module")
-def served(browser: Browser) -> Iterator[Server]:
-    server = Server(browser.cdp_url)
+def served(browser: Browser) -> Iterator[HttpServer]:
+    server = HttpServer("--cdp-url", browser.cdp_url)
     yield server
     server.close()
 
@@ -101,7 +55,7 @@ def _log(browser: Browser, url: str) -> list[Any]:
 
 @pytest.mark.parametrize("legacy", [False, True], ids=["2026-07-28", "2025 back-channel"])
 def test_a_client_that_declares_elicitation_has_its_user_asked(
-    served: Server, browser: Browser, server: StaticServer, legacy: bool
+    served: HttpServer, browser: Browser, server: StaticServer, legacy: bool
 ) -> None:
     user = User()
     url = server.url(f"{PAGE}?client={'legacy' if legacy else 'modern'}")
@@ -144,7 +98,7 @@ def test_a_client_that_declares_elicitation_has_its_user_asked(
 
 
 def test_a_client_that_cannot_be_asked_gets_an_error_telling_the_model_to_ask(
-    served: Server, browser: Browser, server: StaticServer
+    served: HttpServer, browser: Browser, server: StaticServer
 ) -> None:
     url = server.url(f"{PAGE}?client=none")
     with McpClient(served.url) as client:

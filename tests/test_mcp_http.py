@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -21,8 +19,9 @@ import httpx
 import pytest
 from starlette.testclient import TestClient
 
+import mcp_support
 from conftest import PAGES, StaticServer
-from mcp_support import McpClient, chromiums_of, ok, ref, server_env, text
+from mcp_support import McpClient, chromiums_of, ok, ref, text
 from pagesight.agent.registry import ToolRegistry
 from pagesight.cli import main
 from pagesight.mcp import TOOLS, BrowserOptions, PagesightMCP
@@ -41,51 +40,11 @@ INITIALIZE = {
 JSON = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 
 
-class HttpServer:
-    """``python -m pagesight mcp --transport http --port 0 ARGS``, its URL read off stderr."""
-
-    def __init__(self, *args: str) -> None:
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "pagesight", "mcp", "--transport", "http", "--port", "0", *args],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=server_env(),
-        )
-        assert self.process.stderr is not None
-        self.lines: list[str] = []
-        self.url = ""
-        for line in self.process.stderr:  # readiness: the line saying where it serves
-            self.lines.append(line)
-            if "serving http://" in line:
-                self.url = line.split("serving ", 1)[1].strip()
-                break
-        assert self.url, "".join(self.lines)
-        self._drain_thread = threading.Thread(target=self._drain, daemon=True)
-        self._drain_thread.start()
-
-    def _drain(self) -> None:
-        assert self.process.stderr is not None
-        self.lines.extend(self.process.stderr)
-
-    @property
-    def port(self) -> int:
-        return int(self.url.rsplit(":", 1)[1].split("/", 1)[0])
+class HttpServer(mcp_support.HttpServer):
+    """The server, and a raw initialize request to it with the headers given."""
 
     def post(self, **headers: str) -> httpx.Response:
         return httpx.post(self.url, json=INITIALIZE, headers={**JSON, **headers}, timeout=30)
-
-    def close(self) -> None:
-        self.process.send_signal(signal.SIGTERM)
-        try:
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
-        self._drain_thread.join(timeout=30)
-        assert self.process.stderr is not None
-        self.process.stderr.close()
 
 
 @pytest.fixture(scope="module")

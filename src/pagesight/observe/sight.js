@@ -169,6 +169,8 @@
     const ink = rgba(svg ? style.fill : style.webkitTextFillColor || style.color);
     if (!ink) return false;
     if (svg && style.stroke !== "none") return false;
+    // A blend mode paints it in another colour than its own (white by difference is black).
+    if (style.mixBlendMode && style.mixBlendMode !== "normal") return false;
     const a = ink[3] * alpha;
     const seen = [0, 1, 2].map((i) => ink[i] * a + backdrop[i] * (1 - a));
     const l1 = luminance(seen), l2 = luminance(backdrop);
