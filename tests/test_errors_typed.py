@@ -150,7 +150,7 @@ def test_a_devtools_call_on_a_closed_tab_is_page_crashed(page: Any, server: Stat
     _actions_page(page, server)
 
     async def send_after_close() -> None:
-        session = await page._page._session()  # pagesight's own DevTools session on the tab
+        session = await page._page._tab.session()  # pagesight's own DevTools session on the tab
         await page._page.playwright.close()
         await session.send("Runtime.evaluate", {"expression": "1"})
 

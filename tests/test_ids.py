@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+import pagesight.browser.tab
 from conftest import StaticServer
 from pagesight import Browser, StaleElement
 from support import one
@@ -54,3 +55,33 @@ def test_a_removed_element_is_stale_and_its_id_never_returns(
     with pytest.raises(StaleElement):
         page.locate(new_edits[1].id)
     page.close()
+
+
+def test_a_tab_forgets_the_ids_of_documents_it_left_long_ago_and_keeps_its_own(
+    browser: Browser, server: StaticServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A session that browses for days keeps the ids of the documents its tabs still show,
+    not of every document they ever showed; a tab left idle keeps its ids however much the
+    others browse, and a closed tab's are dropped."""
+    monkeypatch.setattr(pagesight.browser.tab, "DOCUMENTS_KEPT", 2)
+    ids = browser._browser.ids  # the session's registry: element id -> (document, local id)
+    idle = browser.open(server.url("cards.html"))
+    idle_edit = next(e for e in idle.observe().elements if e.name == "Edit").id
+    busy = browser.open(server.url("cards.html"))
+    first = busy.observe()
+    sizes = []
+    for _ in range(6):
+        busy.playwright.reload()
+        latest = busy.observe()
+        sizes.append(len(ids))
+    assert ids.locate(first.elements[0].id) is None  # forgotten, not merely stale
+    with pytest.raises(StaleElement, match="no element"):
+        busy.locate(first.elements[0].id)
+    assert ids.locate(latest.elements[0].id) is not None
+    assert len(set(sizes)) == 1, sizes  # six more documents, no more ids kept
+    assert idle.locate(idle_edit).backend_node_id  # the idle tab's ids still resolve
+    idle.act(idle_edit, "click")
+    idle.close()
+    assert ids.locate(idle_edit) is None
+    busy.close()
+    assert ids.locate(latest.elements[0].id) is None

@@ -433,7 +433,7 @@ class AsyncBrowser:
             await navigation
             return
         try:
-            tab = await self.wrap(pw_page)._target_id()  # asked now: the tab may not outlive it
+            tab = await self.wrap(pw_page)._tab.target_id()  # asked now: the tab may not outlive it
         except BaseException:
             navigation.close()
             raise
@@ -455,7 +455,7 @@ class AsyncBrowser:
         if self._guard is None and self._origins.file_access:
             return  # no policy: no look at the history
         with translate("reading the tab's history"):
-            history = await (await page._session()).send("Page.getNavigationHistory")
+            history = await (await page._tab.session()).send("Page.getNavigationHistory")
         index = history["currentIndex"] + step
         if 0 <= index < len(history["entries"]):
             self._origins.check(history["entries"][index]["url"])
@@ -478,14 +478,14 @@ class AsyncBrowser:
         refusals = await self._guard.since(mark)
         if not refusals:
             return (), frozenset()
-        tab = await page._target_id()
+        tab = await page._tab.target_id()
         frames: set[str] = set()
         if any(r.refused.kind == "frame" for r in refusals):
             # A tab gone meanwhile has no frames to report; the action says it is gone.
             with contextlib.suppress(PagesightError):
-                tree = await (await page._session()).send("Page.getFrameTree")
+                tree = await (await page._tab.session()).send("Page.getFrameTree")
                 frames = _frame_ids(tree["frameTree"])
-        context = await page._context_id() if unowned else None
+        context = await page._tab.context_id() if unowned else None
         own = [
             r
             for r in refusals
@@ -511,7 +511,7 @@ class AsyncBrowser:
         frames: set[str] = set()
         # A tab gone meanwhile has no frames to count; the observation says it is gone.
         with contextlib.suppress(PagesightError):
-            tree = await (await page._session()).send("Page.getFrameTree")
+            tree = await (await page._tab.session()).send("Page.getFrameTree")
             frames = _frame_ids(tree["frameTree"])
         count = self._guard.requests_between(mark, now, frames)
         if not count:

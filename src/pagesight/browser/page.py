@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-from collections.abc import Callable, Collection, Coroutine, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
@@ -35,13 +34,13 @@ from pagesight.act.perform import (
 )
 from pagesight.act.pointer import look, look_in_place, to_top
 from pagesight.act.resolve import Resolver
-from pagesight.browser.cdp import CdpSession, translate
+from pagesight.browser.cdp import translate
 from pagesight.browser.navigation import normalise_url
-from pagesight.browser.readiness import NetworkWatch, stops_answering, wait_ready
-from pagesight.browser.runner import ActionRunner, guarded
+from pagesight.browser.readiness import NetworkWatch, wait_ready
+from pagesight.browser.runner import ActionRunner
+from pagesight.browser.tab import Tab
 from pagesight.errors import (
     ActionError,
-    BrowserClosed,
     InvalidOption,
     PageCrashed,
     PageUnresponsive,
@@ -52,7 +51,6 @@ from pagesight.errors import (
 from pagesight.observe import passes
 from pagesight.observe.blind import offers_something
 from pagesight.observe.budget import fit_tokens
-from pagesight.observe.capture import CdpChannel, Channel, EvaluateChannel, Raw, capture
 from pagesight.observe.find import Match, check_query
 from pagesight.observe.ids import ElementLocation
 from pagesight.observe.observation import (
@@ -70,7 +68,6 @@ from pagesight.vision.screen import Capture, Screen
 if TYPE_CHECKING:
     from pagesight.browser.browser import AsyncBrowser
 
-T = TypeVar("T")
 _SLACK_S = 10.0
 """Room on top of an action's own waits before the page is deemed unresponsive."""
 _OCR_S = 60.0
@@ -85,14 +82,13 @@ class AsyncPage:
         self._page = page
         self._id = tab_id
         self._dialogs: DialogPolicy = browser.dialogs
-        self._cdp: CdpSession | None = None
-        self._target: str | None = None
+        self._tab = Tab(browser, page)
         self._network = NetworkWatch()
         self._network.attach(page)
         self._events = PageEvents(policy=lambda: self._dialogs)
         self._events.attach(page)
         self._resolver = Resolver(page, browser.ids)
-        self._screen = Screen(page, browser.ids, self._session)
+        self._screen = Screen(page, browser.ids, self._tab.session)
         self._runner = ActionRunner(
             browser=browser,
             page=page,
@@ -101,26 +97,12 @@ class AsyncPage:
             screen=self._screen,
             walk=self._walk,
             ready=self._ready,
-            target_id=self._target_id,
-            context_id=self._context_id,
+            target_id=self._tab.target_id,
+            context_id=self._tab.context_id,
         )
         self._dom_empty = 0  # DOM observations in a row with nothing to act on by name
         self._dom_empty_doc: str | None = None  # ... of this document
         self._on_screen = False  # the page was last read off the screen (a vision reading)
-        self._crashed = False
-        self._gone = asyncio.Event()  # set when the renderer crashes or the page closes
-        self._unresponsive = False  # a walk timed out: its renderer may never answer again
-        # The channel of every document walked so far, by its token: ids resolve through them.
-        self._channels: dict[str, Channel] = {}
-        page.on("crash", self._on_crash)
-        page.on("close", self._on_close)
-
-    def _on_crash(self, _page: PlaywrightPage) -> None:
-        self._crashed = True
-        self._gone.set()
-
-    def _on_close(self, _page: PlaywrightPage) -> None:
-        self._gone.set()
 
     @property
     def id(self) -> int:
@@ -173,14 +155,14 @@ class AsyncPage:
 
     async def title(self) -> str:
         # A crashed tab still answers with an empty title: say it crashed instead.
-        gone = self._gone_error()
+        gone = self._tab.gone_error()
         if gone is not None:
             raise gone
         try:
             with translate("reading the title"):
                 return await self._page.title()
         except PageCrashed as exc:
-            gone = self._gone_error()  # the message that says what went: tab or browser
+            gone = self._tab.gone_error()  # the message that says what went: tab or browser
             if gone is None:
                 raise
             raise gone from exc
@@ -232,7 +214,7 @@ class AsyncPage:
             raise InvalidOption("dom_empty_threshold", "dom_empty_threshold must be an int")
         if dom_empty_threshold < 0:
             raise InvalidOption("dom_empty_threshold", "dom_empty_threshold must not be negative")
-        ready = await self._guarded(
+        ready = await self._tab.guarded(
             self._ready(wait, once_per_document=True, answer_within=timeout), wait + timeout
         )
         reading = self._read(
@@ -243,7 +225,7 @@ class AsyncPage:
             threshold=dom_empty_threshold,
         )
         # OCR of a large screenshot takes seconds on a slow machine: not the page's fault.
-        obs = await self._guarded(reading, timeout + (_OCR_S if mode != "cdp" else 0))
+        obs = await self._tab.guarded(reading, timeout + (_OCR_S if mode != "cdp" else 0))
         obs = replace(
             obs,
             ready=ready and obs.ready,
@@ -314,14 +296,14 @@ class AsyncPage:
         left of its first line of text, covering no text on the page, drawn over the
         screenshot (the page is only read, never changed)."""
         if not marks:
-            return (await self._guarded(self._screen.shot(), _SLACK_S)).png
+            return (await self._tab.guarded(self._screen.shot(), _SLACK_S)).png
         obs = observation or await self.observe()
-        return await self._guarded(self._screen.marked(obs.elements), _SLACK_S + _OCR_S)
+        return await self._tab.guarded(self._screen.marked(obs.elements), _SLACK_S + _OCR_S)
 
     async def capture(self) -> Capture:
         """The viewport now, to be marked later: ``capture.marked(elements)`` (blocking; run
         it in a thread) draws :meth:`screenshot`'s marks on it while the page goes on."""
-        return await self._guarded(self._screen.capture(), _SLACK_S)
+        return await self._tab.guarded(self._screen.capture(), _SLACK_S)
 
     async def _snapshot(
         self,
@@ -344,7 +326,7 @@ class AsyncPage:
         """:meth:`_snapshot`, and how many times the browser's own form validation stopped a
         submit in the documents walked (their ``invalid`` events so far)."""
         options = {"href": href, "selector": selector}
-        raw = await self._capture_once_or_twice(mode, options)
+        raw = await self._tab.walk(mode, options)
         tree = passes.collapse(
             build(raw["tree"], doc=raw["doc"], frame=None, id_of=self._browser.ids.id_of)
         )
@@ -373,7 +355,7 @@ class AsyncPage:
             raise InvalidOption("timeout", f"timeout must not be negative, not {timeout}")
         try:
             waiting = self._ready(timeout, once_per_document=False, answer_within=5.0)
-            return await self._guarded(waiting, timeout + 5)
+            return await self._tab.guarded(waiting, timeout + 5)
         except PageUnresponsive:
             return False  # a page too busy to answer is not ready
 
@@ -381,7 +363,7 @@ class AsyncPage:
         self, timeout: float, *, once_per_document: bool, answer_within: float
     ) -> bool:
         # Every look at the page starts here: a crashed or closed tab fails fast and plainly.
-        gone = self._gone_error()
+        gone = self._tab.gone_error()
         if gone is not None:
             raise gone
         return await wait_ready(
@@ -400,12 +382,12 @@ class AsyncPage:
         document replaced) or the id was never given out on this page.
         """
         ref = self._browser.ids.locate(element_id)
-        channel = self._channels.get(ref.document) if ref is not None else None
+        channel = self._tab.channel_of(ref.document) if ref is not None else None
         if ref is None or channel is None:
             raise StaleElement(f"no element [{element_id}] on this page; observe again")
         try:
             # Guarded: a crashed renderer never answers the DevTools call.
-            backend = await self._guarded(channel.resolve(ref.document, ref.local_id), _SLACK_S)
+            backend = await self._tab.guarded(channel.resolve(ref.document, ref.local_id), _SLACK_S)
         except ProtocolError as exc:  # its document (and execution context) is gone
             raise StaleElement(f"element [{element_id}] is gone with its document") from exc
         if backend is None:
@@ -423,7 +405,7 @@ class AsyncPage:
         :class:`~pagesight.errors.StaleElement` if the element is gone."""
         handle = await self._resolver.element(element_id)
         try:
-            frame = await self._guarded(handle.owner_frame(), _SLACK_S)
+            frame = await self._tab.guarded(handle.owner_frame(), _SLACK_S)
         finally:
             with contextlib.suppress(PlaywrightError):  # a page gone takes its handles along
                 await handle.dispose()
@@ -506,7 +488,7 @@ class AsyncPage:
         work = self._act(element_id, action, args, wait=wait, timeout=timeout)
         # A download started by the action is waited for too (see save_downloads).
         allowed = wait + 2 * timeout + _SLACK_S + DOWNLOAD_TIMEOUT_S
-        return self._last_read(await self._guarded(work, allowed, answer_within=timeout))
+        return self._last_read(await self._tab.guarded(work, allowed, answer_within=timeout))
 
     async def act_at(
         self,
@@ -545,7 +527,7 @@ class AsyncPage:
             kind, point, end, args, wait=wait, timeout=timeout, screen=screen
         )
         allowed = wait + 2 * timeout + _SLACK_S + DOWNLOAD_TIMEOUT_S + (_OCR_S if screen else 0)
-        return self._last_read(await self._guarded(work, allowed, answer_within=timeout))
+        return self._last_read(await self._tab.guarded(work, allowed, answer_within=timeout))
 
     def _last_read(self, effect: Effect) -> Effect:
         """``effect``, noting how the page after it was read: an action's Effect is a reading
@@ -564,7 +546,7 @@ class AsyncPage:
             await self._browser.goto(self._page, target, wait_until="commit", timeout=timeout)
 
         work = self._runner.run("navigate", None, load, wait=0.0, timeout=wait)
-        return self._last_read(await self._guarded(work, wait + timeout + _SLACK_S))
+        return self._last_read(await self._tab.guarded(work, wait + timeout + _SLACK_S))
 
     async def back(self, *, wait: float = 5.0, timeout: float = 30.0) -> Effect:
         """Go back one step in this tab's history (``no_op`` when there is none)."""
@@ -575,7 +557,7 @@ class AsyncPage:
             await self._browser.go_back(self._page, timeout=timeout)
 
         work = self._runner.run("back", None, go_back, wait=0.0, timeout=wait)
-        return self._last_read(await self._guarded(work, wait + timeout + _SLACK_S))
+        return self._last_read(await self._tab.guarded(work, wait + timeout + _SLACK_S))
 
     async def batch(self, steps: Iterable[Sequence[Any]]) -> BatchResult:
         """Run steps ``(element_id, action)`` or ``(element_id, action, {args})`` in order —
@@ -687,10 +669,10 @@ class AsyncPage:
                     args=args,
                     timeout=timeout,
                     element_id=element_id,
-                    session=await self._session() if action == "upload" else None,
+                    session=await self._tab.session() if action == "upload" else None,
                 )
             except PlaywrightError as exc:
-                gone = self._gone_error()
+                gone = self._tab.gone_error()
                 if gone is not None:  # the tab went, not the element
                     raise gone from exc
                 if not await still_connected(handle):
@@ -722,85 +704,9 @@ class AsyncPage:
             unowned_tabs=action == "click" and args.button == "middle",
         )
 
-    async def _guarded(
-        self, work: Coroutine[Any, Any, T], timeout: float, *, answer_within: float | None = None
-    ) -> T:
-        """Run ``work`` on the page, but never longer than ``timeout`` seconds nor past a
-        crash (see :func:`~pagesight.browser.runner.guarded`) nor, given ``answer_within``,
-        a page not answering that long (an action's budget is for settles and downloads)."""
-
-        def failure() -> BrowserClosed | PageCrashed | None:  # asked only once the wait timed out
-            went = self._gone_error()
-            # Only our own wait running out marks the renderer hung, as before the runner was
-            # split out: a look inside ``work`` that gave up on a busy script (readiness
-            # raises PageUnresponsive after 5 s) does not say its renderer will never answer.
-            self._unresponsive = self._unresponsive or went is None
-            return went
-
-        hung = None if answer_within is None else stops_answering(self._page, answer_within)
-        return await guarded(
-            work, timeout, gone=self._gone, failure=failure, url=self.url, hung=hung
-        )
-
-    def _gone_error(self) -> BrowserClosed | PageCrashed | None:
-        """What to raise for a tab that is no more (crashed, closed, or its browser closed)."""
-        # The browser first: closed (e.g. from another thread, while this call ran) or gone
-        # from under us, it took this tab along, and only a new browser helps.
-        gone = self._browser.gone_error()
-        if gone is not None:
-            return gone
-        if not (self._gone.is_set() or self._crashed or self._page.is_closed()):
-            return None
-        if self._crashed:
-            return PageCrashed(f"the renderer of {self.url} crashed; open a new page")
-        return PageCrashed(
-            "the page closed (the page called window.close(), or its tab was closed); "
-            "open a new page"
-        )
-
-    async def _capture_once_or_twice(self, mode: Mode, options: dict[str, bool]) -> Raw:
-        try:
-            return await capture(await self._channel(mode), options, self._channels)
-        except ProtocolError:
-            # A document replaced mid-walk (a navigation or reload) takes its execution context
-            # with it; once the new document is parsed, one more walk reads it.
-            if self._crashed or self._page.is_closed():
-                raise
-            with translate("waiting for the new document"):
-                await self._page.wait_for_load_state("domcontentloaded", timeout=10_000)
-            return await capture(await self._channel(mode), options, self._channels)
-
-    async def _session(self) -> CdpSession:
-        """pagesight's own DevTools session on this tab."""
-        if self._cdp is None:
-            self._cdp = await CdpSession.open(self._page.context, self._page)
-        return self._cdp
-
-    async def _target_id(self) -> str:
-        """This tab's DevTools target id."""
-        if self._target is None:
-            info = await (await self._session()).send("Target.getTargetInfo")
-            self._target = str(info["targetInfo"]["targetId"])
-        return self._target
-
-    async def _context_id(self) -> str:
-        """This tab's DevTools browser context id."""
-        info = await (await self._session()).send("Target.getTargetInfo")
-        return str(info["targetInfo"].get("browserContextId", ""))
-
-    async def _channel(self, mode: Mode) -> Channel:
-        if mode == "evaluate":
-            return EvaluateChannel(self._page.main_frame)
-        return CdpChannel(await self._session())
-
     async def close(self) -> None:
         """Close the tab (and pagesight's sessions on it)."""
-        # A crashed or hung renderer may never answer a detach; closing ends its sessions anyway.
-        answers = not (self._crashed or self._unresponsive or self._page.is_closed())
-        if self._cdp is not None and answers:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._cdp.detach(), 5)
-        self._cdp = None
+        await self._tab.detach()
         if not self._page.is_closed():
             with translate("closing the page"):
                 await self._page.close()

@@ -318,7 +318,7 @@ class ActionRunner:
             page = open_pages.get(new_tab.id)
             # A tab closing as it is asked for is not kept either.
             with contextlib.suppress(PagesightError, PlaywrightError):
-                if page is not None and await page._target_id() not in closed:
+                if page is not None and await page._tab.target_id() not in closed:
                     kept.append(new_tab)
         return tuple(kept)
 

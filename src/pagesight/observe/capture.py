@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import cache
 from importlib import resources
 from typing import Any, Protocol
@@ -214,21 +214,23 @@ class EvaluateChannel:
 
 
 async def capture(
-    channel: Channel, options: dict[str, Any], channels: dict[str, Channel] | None = None
+    channel: Channel,
+    options: dict[str, Any],
+    walked: Callable[[str, Channel], None] | None = None,
 ) -> Raw:
     """Walk the frame behind ``channel`` and, recursively, its cross-origin iframes.
 
-    ``channels``, if given, receives the channel of every walked document by its token, so an
+    ``walked``, if given, is told the token and channel of every walked document, so an
     element id can later be resolved in the document that owns it.
     """
     raw = await channel.walk(options)
-    if channels is not None:
-        channels[raw["doc"]] = channel
+    if walked is not None:
+        walked(raw["doc"], channel)
     if raw["frames"]:
         # Frames are walked concurrently: each costs a few round trips, mostly waiting.
         placeholders = list(_placeholders(raw["tree"]))
         subs = await asyncio.gather(
-            *(_walk_frame(channel, p, options, channels) for p in placeholders)
+            *(_walk_frame(channel, p, options, walked) for p in placeholders)
         )
         raw["loaded"] = raw["loaded"] and all(sub["loaded"] for sub in subs if sub is not None)
         raw["iv"] = raw.get("iv", 0) + sum(sub.get("iv", 0) for sub in subs if sub is not None)
@@ -239,12 +241,12 @@ async def _walk_frame(
     parent: Channel,
     placeholder: dict[str, Any],
     options: dict[str, Any],
-    channels: dict[str, Channel] | None,
+    walked: Callable[[str, Channel], None] | None,
 ) -> Raw | None:
     child = await parent.child(placeholder["fk"])
     if child is None:
         return None
-    sub = await capture(child, options, channels)
+    sub = await capture(child, options, walked)
     _shift(sub["tree"], placeholder["co"], offscreen=bool(placeholder.get("o")))
     placeholder["c"] = sub["tree"]
     placeholder["fu"] = sub["url"]

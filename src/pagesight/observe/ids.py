@@ -20,24 +20,42 @@ class ElementRef:
 
 
 class IdRegistry:
+    """The session's ids, by the document that owns them. A tab forgets the ids of a document
+    it has not walked for a long while (:meth:`forget`), so a session that runs for days holds
+    ids for the documents its tabs still show, not for every one they ever showed."""
+
     def __init__(self) -> None:
         self._next = 1
-        self._ids: dict[tuple[str, int], int] = {}
+        self._ids: dict[str, dict[int, int]] = {}  # document -> local id -> element id
         self._refs: dict[int, ElementRef] = {}
 
     def id_of(self, document: str, local_id: int) -> int:
-        key = (document, local_id)
-        found = self._ids.get(key)
+        ids = self._ids.setdefault(document, {})
+        found = ids.get(local_id)
         if found is None:
-            found = self._next
-            self._next += 1
-            self._ids[key] = found
+            found = ids[local_id] = self.fresh()
             self._refs[found] = ElementRef(document, local_id)
         return found
 
+    def fresh(self) -> int:
+        """An id never given out before, owned by no document (a reading of the screen)."""
+        found = self._next
+        self._next += 1
+        return found
+
     def locate(self, element_id: int) -> ElementRef | None:
-        """The document and local id behind an element id, if this session ever gave it out."""
+        """The document and local id behind an element id, if this session gave it out and
+        has not forgotten its document."""
         return self._refs.get(element_id)
+
+    def forget(self, document: str) -> None:
+        """Drop the ids of ``document``: they no longer resolve, and are never given again."""
+        for element_id in self._ids.pop(document, {}).values():
+            del self._refs[element_id]
+
+    def __len__(self) -> int:
+        """How many ids resolve."""
+        return len(self._refs)
 
 
 @dataclass(frozen=True)

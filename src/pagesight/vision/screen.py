@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -185,12 +184,11 @@ class Screen:
         with translate("measuring what lies past the screen"):
             extent = await self._page.evaluate(EXTENT_SCRIPT, MIN_SHARE)
         notes = (*notes, *extent_notes(extent))
-        read = f"vision:{uuid.uuid4().hex}"
         # Readings of an earlier document can never be acted on again: forget them.
         earlier = {k: t for k, t in self._targets.items() if t.document == document}
         self._targets = {}
         nodes = []
-        for i, item in enumerate(items):
+        for item in items:
             element_id = next(
                 (
                     k
@@ -200,7 +198,7 @@ class Screen:
                 None,
             )
             if element_id is None:
-                element_id = self._ids.id_of(read, i)
+                element_id = self._ids.fresh()
             else:
                 del earlier[element_id]
             self._targets[element_id] = VisionTarget(
