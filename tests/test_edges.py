@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from conftest import StaticServer
-from pagesight import Browser, Observation, Page, PagesightError, PageUnresponsive
+from pagesight import Browser, InvalidOption, Observation, Page, PagesightError, PageUnresponsive
 from pagesight.aio import AsyncBrowser
 from support import absent, named, one
 
@@ -320,9 +320,14 @@ def test_busy_renderer_fails_the_observation_instead_of_hanging(server: StaticSe
         browser = await AsyncBrowser.launch()
         try:
             page = await asyncio.wait_for(browser.open(url), 20)
+            assert await page.answers(1.0)
             await asyncio.sleep(0.3)  # the loop starts 50 ms after load
             with pytest.raises(PageUnresponsive):
                 await asyncio.wait_for(page.observe(timeout=3), 20)  # a hang fails, not blocks
+            # Asking again costs its own short time, not another observation's.
+            assert not await asyncio.wait_for(page.answers(0.5), 5)
+            with pytest.raises(InvalidOption, match="within must be above 0"):
+                await page.answers(0)
         finally:
             await asyncio.wait_for(browser.close(), 20)
 

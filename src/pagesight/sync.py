@@ -203,6 +203,10 @@ class Page:
         """See :meth:`pagesight.aio.AsyncPage.wait_ready`."""
         return self._loop.run(self._page.wait_ready(timeout))
 
+    def answers(self, within: float = 2.0) -> bool:
+        """See :meth:`pagesight.aio.AsyncPage.answers`."""
+        return self._loop.run(self._page.answers(within))
+
     def frame_url(self, element_id: int) -> str:
         """See :meth:`pagesight.aio.AsyncPage.frame_url`."""
         return self._loop.run(self._page.frame_url(element_id))

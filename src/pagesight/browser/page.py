@@ -36,7 +36,7 @@ from pagesight.act.pointer import look, look_in_place, to_top
 from pagesight.act.resolve import Resolver
 from pagesight.browser.cdp import translate
 from pagesight.browser.navigation import normalise_url
-from pagesight.browser.readiness import NetworkWatch, wait_ready
+from pagesight.browser.readiness import NetworkWatch, ask, wait_ready
 from pagesight.browser.runner import ActionRunner
 from pagesight.browser.tab import Tab
 from pagesight.errors import (
@@ -358,6 +358,20 @@ class AsyncPage:
             return await self._tab.guarded(waiting, timeout + 5)
         except PageUnresponsive:
             return False  # a page too busy to answer is not ready
+
+    async def answers(self, within: float = 2.0) -> bool:
+        """Whether the page runs a script within ``within`` seconds: after a call that raised
+        :class:`~pagesight.errors.PageUnresponsive` (a script that never yields), a cheap
+        question before the tab is used again. A crashed or closed tab does not answer."""
+        if within <= 0:
+            raise InvalidOption("within", f"within must be above 0, not {within}")
+        if self._tab.gone_error() is not None:
+            return False
+        try:
+            await ask(self._page, "0", within)
+        except (PageUnresponsive, PageCrashed, ProtocolError):
+            return False
+        return True
 
     async def _ready(
         self, timeout: float, *, once_per_document: bool, answer_within: float

@@ -22,6 +22,7 @@ from pagesight.agent.registry import ToolRegistry
 from pagesight.agent.secrets import Secrets
 from pagesight.agent.session import Session
 from pagesight.browser.browser import AsyncBrowser
+from pagesight.browser.page import AsyncPage
 from pagesight.errors import PageCrashed, PagesightError
 from pagesight.guard.origins import OriginPolicy
 
@@ -61,6 +62,9 @@ def check_guard_options(options: BrowserOptions) -> None:
     OriginPolicy.of(options.allowed_origins, options.allow_file_access, options.blocked_origins)
 
 
+_CLOSE_S = 10.0
+
+
 class BrowserHolder:
     """One connection's browser and :class:`Session`, made on demand; calls are serialised
     (a model's calls on one page run one after another, as a person's would)."""
@@ -71,6 +75,9 @@ class BrowserHolder:
         self._browser: AsyncBrowser | None = None
         self._session: Session | None = None
         self.lock = asyncio.Lock()
+        self.hung: AsyncPage | None = None
+        """The tab whose last call found its page not answering (a script that never yields):
+        the next call asks it first instead of waiting its whole time again."""
 
     def gone(self) -> PagesightError | None:
         """Why the browser cannot be used any more (crashed, killed, its window closed),
@@ -127,13 +134,15 @@ class BrowserHolder:
 
     async def fresh_tab(self) -> Session:
         """The session in a new tab of the same browser (cookies kept), for when the tab in
-        use went (its renderer crashed, or the page closed it); the dead tab is closed."""
+        use went (its renderer crashed, or the page closed it) or hangs; the old tab is
+        closed."""
         session = self._session
         assert session is not None, "fresh_tab() before open()"
         dead = session.page
         session.page, session.latest = await session.browser.new_page(), None
-        with contextlib.suppress(PagesightError):
-            await dead.close()
+        # A hung renderer may never answer a close: the new tab is in use whatever it does.
+        with contextlib.suppress(PagesightError, TimeoutError):
+            await asyncio.wait_for(dead.close(), _CLOSE_S)
         return session
 
     async def close(self) -> bool:

@@ -48,7 +48,9 @@ CLOSE_DESCRIPTION = (
 )
 
 NAVIGATE = "browser_navigate"
-"""The tool that starts a fresh browser when the old one went away."""
+"""The tool that starts a fresh browser when the old one went away (a fresh tab when the one
+in use went or hangs)."""
+TABS = "browser_tabs"
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -25,7 +25,7 @@ from pagesight.agent.loop import mask_exception
 from pagesight.agent.registry import ToolRegistry, reason_of
 from pagesight.agent.session import Session
 from pagesight.agent.untrusted import RULE
-from pagesight.errors import PageCrashed, PagesightError, RuntimeFailure
+from pagesight.errors import PageCrashed, PagesightError, PageUnresponsive, RuntimeFailure
 from pagesight.guard.confirm import Asker, ConfirmPolicy
 from pagesight.mcp import names
 from pagesight.mcp.browsers import BrowserHolder, BrowserOptions, Holders
@@ -39,6 +39,8 @@ INSTRUCTIONS = (
 )
 _GONE = "call browser_navigate to start a fresh browser (tabs, cookies and history are lost)"
 _TAB_GONE = "call browser_navigate to open a fresh tab, or browser_tabs to use another"
+_ANSWER_S = 2.0
+"""How long a tab that hung on the last call is given to answer before the next is refused."""
 
 log = logging.getLogger("pagesight.mcp")
 
@@ -140,6 +142,14 @@ class PagesightMCP(MCPServer[Any]):
             session = self._confirmed(await holder.open(), ask)
         except PagesightError as exc:
             return failure(_reason(exc), f"cannot start the browser: {exc}")
+        # A tab that hung on the last call is asked first (browser_tabs may leave it).
+        if holder.hung is session.page and name != names.TABS:
+            if name == names.NAVIGATE:  # it goes on in a fresh tab, as the model was told
+                session = self._confirmed(await holder.fresh_tab(), ask)
+            elif not await session.page.answers(_ANSWER_S):
+                said = f"{session.page.url} still does not answer (a script keeps it busy)"
+                return failure("page_unresponsive", f"{said}; {_TAB_GONE}", quotes_page=True)
+            holder.hung = None
         before = session.latest
         try:
             try:
@@ -157,6 +167,9 @@ class PagesightMCP(MCPServer[Any]):
                 return failure("browser_gone", f"{_first_clause(gone)}; {self._gone_advice}")
             if isinstance(exc, PageCrashed):  # the library's advice is no MCP tool
                 return failure(_reason(exc), f"{_first_clause(exc)}; {_TAB_GONE}", quotes_page=True)
+            if isinstance(exc, PageUnresponsive):
+                holder.hung = session.page
+                return failure(_reason(exc), f"{exc}; {_TAB_GONE}", quotes_page=True)
             return failure(_reason(exc), str(exc), quotes_page=True)
         except PagesightError as exc:
             return failure(_reason(exc), str(exc), quotes_page=True)
