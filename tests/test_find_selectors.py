@@ -13,11 +13,10 @@ from conftest import PAGES, StaticServer
 from pagesight import Browser, Element, Observation
 from pagesight.observe.tree import Node
 
-# Pages that hang, break the walker or never stop loading on purpose would only fail.
+# Pages that hang or break the walker on purpose would only fail.
 SKIP = {
     "edge-busy.html",
     "breaks-walker.html",  # breaks the walker on purpose
-    "faults-loop.html",  # navigates for ever on purpose
 }
 ALL_PAGES = sorted(p.name for p in PAGES.glob("*.html") if p.name not in SKIP)
 # A plain article (nothing but text), and canvas apps whose canvas has no name to guess.

@@ -21,7 +21,7 @@ from starlette.testclient import TestClient
 
 import mcp_support
 from conftest import PAGES, StaticServer
-from mcp_support import McpClient, chromiums_of, ok, ref, text
+from mcp_support import McpClient, chromiums_of, ok, ref, running, text
 from pagesight.agent.registry import ToolRegistry
 from pagesight.cli import main
 from pagesight.mcp import TOOLS, BrowserOptions, PagesightMCP
@@ -57,45 +57,18 @@ def http_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[HttpServer
         "--output-dir", str(out), "--allowed-origins", "http://127.0.0.1:*", "--confirm", "never"
     )
     yield served
-    running = _chromium_of(served.process.pid, missing_ok=True)
+    launched = chromiums_of(served.process.pid)
     served.close()  # SIGTERM: the server closes the browser it launched before it exits
-    if running is not None:
-        deadline = time.monotonic() + 30
-        while not _gone(running) and time.monotonic() < deadline:  # readiness
-            time.sleep(0.05)
-        assert _gone(running), f"the server left its Chromium {running} running"
+    deadline = time.monotonic() + 30
+    while running(launched) and time.monotonic() < deadline:  # readiness
+        time.sleep(0.05)
+    assert not running(launched), f"the server left its Chromium {launched} running"
 
 
 @pytest.fixture(scope="module")
 def mcp(http_server: HttpServer) -> Iterator[McpClient]:
     with McpClient(http_server.url) as client:
         yield client
-
-
-def _chromium_of(pid: int, *, missing_ok: bool = False) -> int | None:
-    """The Chromium the server process launched: its child running with a DevTools port."""
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            status = (entry / "status").read_text()
-            cmdline = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        parent = next(line for line in status.splitlines() if line.startswith("PPid:"))
-        if int(parent.split()[1]) == pid and b"--remote-debugging-port=0" in cmdline:
-            return int(entry.name)
-    if missing_ok:
-        return None
-    raise AssertionError(f"the server {pid} has no Chromium")
-
-
-def _gone(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return True
-    return "State:\tZ" in state  # a zombie: dead, waiting for its parent to reap it
 
 
 def test_tools_over_http_are_the_registry_tools(mcp: McpClient) -> None:
@@ -112,11 +85,10 @@ def test_the_browser_killed_mid_session_then_navigate_starts_a_fresh_one(
 ) -> None:
     first = ok(mcp.call("browser_navigate", {"url": server.url("act-profile.html")}))
     assert "page now:" in first
-    chromium = _chromium_of(http_server.process.pid)
-    assert chromium is not None
+    (chromium,) = chromiums_of(http_server.process.pid)
     os.kill(chromium, signal.SIGKILL)
     deadline = time.monotonic() + 30
-    while not _gone(chromium) and time.monotonic() < deadline:  # readiness: the kill took
+    while running({chromium}) and time.monotonic() < deadline:  # readiness: the kill took
         time.sleep(0.05)
     after = mcp.call("browser_snapshot")
     assert after.is_error
@@ -127,7 +99,7 @@ def test_the_browser_killed_mid_session_then_navigate_starts_a_fresh_one(
     assert "Traceback" not in said
     again = ok(mcp.call("browser_navigate", {"url": server.url("act-profile.html")}))
     assert "page now:" in again and 'button "Save"' in again
-    assert _chromium_of(http_server.process.pid) != chromium
+    assert len(chromiums_of(http_server.process.pid) - {chromium}) == 1  # a fresh one
 
 
 def _renderers(chromium: int) -> list[int]:
@@ -161,14 +133,13 @@ def test_a_crashed_renderer_is_said_and_navigate_goes_on_in_a_fresh_tab(
     mcp: McpClient, http_server: HttpServer, server: StaticServer
 ) -> None:
     ok(mcp.call("browser_navigate", {"url": server.url("act-profile.html?crash=1")}))
-    chromium = _chromium_of(http_server.process.pid)
-    assert chromium is not None
+    (chromium,) = chromiums_of(http_server.process.pid)
     renderers = _renderers(chromium)
     assert renderers
     for pid in renderers:  # what an out-of-memory kill does to a tab
         os.kill(pid, signal.SIGKILL)
     deadline = time.monotonic() + 30
-    while not all(_gone(pid) for pid in renderers) and time.monotonic() < deadline:  # readiness
+    while running(set(renderers)) and time.monotonic() < deadline:  # readiness
         time.sleep(0.05)
     after = mcp.call("browser_snapshot")
     said = text(after)
@@ -179,7 +150,7 @@ def test_a_crashed_renderer_is_said_and_navigate_goes_on_in_a_fresh_tab(
     assert "page now:" in again and 'button "Save"' in again
     (tab,) = _tabs(mcp)  # the crashed tab closed, the fresh one in use
     assert tab.startswith("*") and tab.endswith("act-profile.html?crash=2"), tab
-    assert _chromium_of(http_server.process.pid) == chromium  # the same browser: cookies kept
+    assert chromiums_of(http_server.process.pid) == {chromium}  # the same browser: cookies kept
 
 
 def test_the_last_tab_closed_by_its_page_then_navigate_goes_on_in_a_fresh_tab(
@@ -280,11 +251,11 @@ def test_a_dialog_is_in_the_effect_and_handle_dialog_answers_the_next(
 def _until_running(http_server: HttpServer, started: set[int], count: int) -> set[int]:
     """Which of ``started`` still run, once ``count`` of them do (or 30 s passed)."""
     deadline = time.monotonic() + 30
-    running = started & chromiums_of(http_server.process.pid)
-    while len(running) != count and time.monotonic() < deadline:  # readiness: a close
+    alive = started & chromiums_of(http_server.process.pid)
+    while len(alive) != count and time.monotonic() < deadline:  # readiness: a close
         time.sleep(0.05)
-        running = started & chromiums_of(http_server.process.pid)
-    return running
+        alive = started & chromiums_of(http_server.process.pid)
+    return alive
 
 
 def test_each_http_session_has_a_browser_of_its_own_closed_when_it_ends(
