@@ -153,6 +153,11 @@ class AsyncPage:
     def closed(self) -> bool:
         return self._page.is_closed()
 
+    @property
+    def crashed(self) -> bool:
+        """Whether the tab's renderer crashed (the tab stays open, showing nothing)."""
+        return self._tab.crashed
+
     async def title(self) -> str:
         # A crashed tab still answers with an empty title: say it crashed instead.
         gone = self._tab.gone_error()
