@@ -85,3 +85,23 @@ def test_a_tab_forgets_the_ids_of_documents_it_left_long_ago_and_keeps_its_own(
     assert ids.locate(idle_edit) is None
     busy.close()
     assert ids.locate(latest.elements[0].id) is None
+
+
+def test_a_page_with_more_documents_than_a_tab_keeps_keeps_those_it_shows(
+    browser: Browser,
+    server: StaticServer,
+    other_origin: StaticServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A page whose frames outnumber the documents a tab keeps (here one, against two: the
+    page and its out-of-process frame) still resolves every id of its latest reading, and
+    its ids are dropped with the tab."""
+    monkeypatch.setattr(pagesight.browser.tab, "DOCUMENTS_KEPT", 1)
+    ids = browser._browser.ids
+    page = browser.open(server.url(f"iframes.html?other={other_origin.origin}"))
+    obs = page.observe()
+    shown = [one(obs, name, "button").id for name in ("Place order", "Cross origin button")]
+    for element_id in shown:
+        assert page.locate(element_id).backend_node_id
+    page.close()
+    assert [ids.locate(element_id) for element_id in shown] == [None, None]
