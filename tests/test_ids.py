@@ -103,5 +103,23 @@ def test_a_page_with_more_documents_than_a_tab_keeps_keeps_those_it_shows(
     shown = [one(obs, name, "button").id for name in ("Place order", "Cross origin button")]
     for element_id in shown:
         assert page.locate(element_id).backend_node_id
+    # The frame shows new documents (an advert that rotates): the page, shown by every
+    # reading, keeps its ids; the frame's old documents are forgotten.
+    sizes = []
+    for _ in range(3):
+        page.playwright.evaluate(
+            """() => new Promise(loaded => {
+                 const frame = document.getElementById('payment-frame');
+                 frame.onload = loaded;
+                 frame.src = frame.src;
+               })"""
+        )
+        latest = page.observe()
+        sizes.append(len(ids))
+    assert one(latest, "Place order", "button").id == shown[0]
+    assert page.locate(shown[0]).backend_node_id
+    assert ids.locate(shown[1]) is None  # the frame's first document is forgotten
+    assert len(set(sizes)) == 1, sizes
+    shown.append(one(latest, "Cross origin button", "button").id)
     page.close()
-    assert [ids.locate(element_id) for element_id in shown] == [None, None]
+    assert [ids.locate(element_id) for element_id in shown] == [None, None, None]
