@@ -8,7 +8,7 @@ import pytest
 
 import pagesight.browser.tab
 from conftest import StaticServer
-from pagesight import Browser, StaleElement
+from pagesight import Browser, PageCrashed, StaleElement
 from support import one
 
 
@@ -83,6 +83,8 @@ def test_a_tab_forgets_the_ids_of_documents_it_left_long_ago_and_keeps_its_own(
     idle.act(idle_edit, "click")
     idle.close()
     assert ids.locate(idle_edit) is None
+    with pytest.raises(PageCrashed, match="the page closed"):  # not "observe again"
+        idle.locate(idle_edit)
     busy.close()
     assert ids.locate(latest.elements[0].id) is None
 

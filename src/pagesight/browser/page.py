@@ -404,6 +404,11 @@ class AsyncPage:
         Raises :class:`~pagesight.errors.StaleElement` if the element is gone (removed, or its
         document replaced) or the id was never given out on this page.
         """
+        # A closed tab forgets its ids: without this its ids would say "observe again",
+        # where observing says the tab is gone.
+        gone = self._tab.gone_error()
+        if gone is not None:
+            raise gone
         ref = self._browser.ids.locate(element_id)
         channel = self._tab.channel_of(ref.document) if ref is not None else None
         if ref is None or channel is None:
