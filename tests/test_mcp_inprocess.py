@@ -222,8 +222,10 @@ def test_a_hung_tab_is_asked_once_and_browser_navigate_replaces_it(
             navigated = await mcp.call_tool("browser_navigate", {"url": url})
             tabs = ok(await mcp.call_tool("browser_tabs", {"action": "list"}))
             session = await mcp.holders.get(None).open()
-            status = await session.page.playwright.evaluate(
-                "document.getElementById('status').textContent"
+            # Bounded: were the hung tab still in use, this would wait on it for ever.
+            status = await asyncio.wait_for(
+                session.page.playwright.evaluate("document.getElementById('status').textContent"),
+                10,
             )
             # The fresh tab hangs too, and is then closed (by the user, or by the page once
             # its script ended): the next call says the tab went.
