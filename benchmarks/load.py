@@ -55,6 +55,7 @@ from pagesight.errors import PagesightError, StaleElement
 TARGET_GROWTH = 0.20
 KEEP_ITEMS = 8  # the page drops its oldest task beyond this: its own size stays flat
 DETAILS_EVERY = 5  # rounds between two trips to the details page and back
+REPORTS_KEPT = 8 * KEEP_ITEMS  # a tab's latest reports: four times what its page can show
 SAMPLES = 5  # memory readings from the end of the warm-up to the end of the run
 
 TASKS_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Tasks</title></head>
@@ -110,12 +111,35 @@ class Shared:
     # owner[id]: the tab an element id first appeared in (0: none yet). A byte an id, since
     # ids are never reused and this table must not be what grows in the Python reading.
     owner: bytearray = field(default_factory=bytearray)
-    reports: collections.Counter[str] = field(default_factory=collections.Counter)
+    # Each tab's latest REPORTS_KEPT reports, by what they say: a task leaves its page after
+    # KEEP_ITEMS rounds (two reports a round at most), so no action can report it again
+    # later, and a table of every report ever made would grow in the Python reading.
+    reports: dict[int, collections.OrderedDict[str, int]] = field(default_factory=dict)
+    reported: int = 0  # reports made in all
+    twice: dict[str, int] = field(default_factory=dict)  # reports made other than once
     errors: list[str] = field(default_factory=list)
     actions: int = 0
     observations: int = 0
     cross_tries: int = 0
     stale_tries: int = 0
+
+    def report(self, tab: int, what: str) -> None:
+        self.reported += 1
+        kept = self.reports.setdefault(tab, collections.OrderedDict())
+        kept[what] = kept.get(what, 0) + 1
+        kept.move_to_end(what)
+        while len(kept) > REPORTS_KEPT:
+            self._settle(*kept.popitem(last=False))
+
+    def _settle(self, what: str, times: int) -> None:
+        if times != 1:
+            self.twice[what] = times
+
+    def settle_all(self) -> None:
+        for kept in self.reports.values():
+            for what, times in kept.items():
+                self._settle(what, times)
+        self.reports.clear()
 
     def error(self, tab: int, what: str) -> None:
         self.errors.append(f"tab {tab}: {what}")
@@ -165,10 +189,10 @@ class TabLoop:
         # Every report counts, wherever it comes from: each must be made exactly once.
         for el in added:
             if el.name.startswith("Done Tab "):
-                self.shared.reports[f"added {el.name}"] += 1
+                self.shared.report(self.tab, f"added {el.name}")
         for before, after in changed:
             if after.name.startswith("Undo Tab "):
-                self.shared.reports[f"{before.name} -> {after.name}"] += 1
+                self.shared.report(self.tab, f"{before.name} -> {after.name}")
         self.note(obs)
 
     async def try_foreign_ids(self) -> None:
@@ -383,14 +407,15 @@ def print_report(
     elapsed: float,
     warmup: float,
 ) -> None:
-    twice = {name: n for name, n in shared.reports.items() if n != 1}
+    shared.settle_all()
+    twice = shared.twice
     print(
         f"load: {tabs} tabs of one browser, {minutes:g} min after {warmup:g} s of warm-up "
         "(async API)"
     )
     print(
         f"  actions {shared.actions} ({measured_actions / elapsed:.1f}/s after warm-up), "
-        f"observations {shared.observations}, reports {len(shared.reports)}"
+        f"observations {shared.observations}, reports {shared.reported}"
     )
     print(f"  foreign ids tried {shared.cross_tries}, replaced-document ids {shared.stale_tries}")
     print(f"  effects reported twice: {len(twice)}   errors: {len(shared.errors)} (target 0)")

@@ -8,7 +8,7 @@ import pytest
 
 import pagesight.browser.tab
 from conftest import StaticServer
-from pagesight import Browser, StaleElement
+from pagesight import Browser, PageCrashed, StaleElement
 from support import one
 
 
@@ -83,5 +83,45 @@ def test_a_tab_forgets_the_ids_of_documents_it_left_long_ago_and_keeps_its_own(
     idle.act(idle_edit, "click")
     idle.close()
     assert ids.locate(idle_edit) is None
+    with pytest.raises(PageCrashed, match="the page closed"):  # not "observe again"
+        idle.locate(idle_edit)
     busy.close()
     assert ids.locate(latest.elements[0].id) is None
+
+
+def test_a_page_with_more_documents_than_a_tab_keeps_keeps_those_it_shows(
+    browser: Browser,
+    server: StaticServer,
+    other_origin: StaticServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A page whose frames outnumber the documents a tab keeps (here one, against two: the
+    page and its out-of-process frame) still resolves every id of its latest reading, and
+    its ids are dropped with the tab."""
+    monkeypatch.setattr(pagesight.browser.tab, "DOCUMENTS_KEPT", 1)
+    ids = browser._browser.ids
+    page = browser.open(server.url(f"iframes.html?other={other_origin.origin}"))
+    obs = page.observe()
+    shown = [one(obs, name, "button").id for name in ("Place order", "Cross origin button")]
+    for element_id in shown:
+        assert page.locate(element_id).backend_node_id
+    # The frame shows new documents (an advert that rotates): the page, shown by every
+    # reading, keeps its ids; the frame's old documents are forgotten.
+    sizes = []
+    for _ in range(3):
+        page.playwright.evaluate(
+            """() => new Promise(loaded => {
+                 const frame = document.getElementById('payment-frame');
+                 frame.onload = loaded;
+                 frame.src = frame.src;
+               })"""
+        )
+        latest = page.observe()
+        sizes.append(len(ids))
+    assert one(latest, "Place order", "button").id == shown[0]
+    assert page.locate(shown[0]).backend_node_id
+    assert ids.locate(shown[1]) is None  # the frame's first document is forgotten
+    assert len(set(sizes)) == 1, sizes
+    shown.append(one(latest, "Cross origin button", "button").id)
+    page.close()
+    assert [ids.locate(element_id) for element_id in shown] == [None, None, None]

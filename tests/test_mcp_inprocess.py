@@ -194,34 +194,62 @@ def test_an_error_that_quotes_the_page_is_inside_the_markers(
 def test_a_hung_tab_is_asked_once_and_browser_navigate_replaces_it(
     tmp_path: Path, server: StaticServer
 ) -> None:
+    """A tab that hung is asked before each call on it (not waited on for the call's whole
+    time), only it: another tab works meanwhile, and selecting it again asks it again;
+    browser_navigate replaces it; a hung tab that then closes says it closed, not that it
+    is busy."""
     # Its own browser: a renderer hung for ever must not be one the session's tabs share.
     mcp = PagesightMCP(BrowserOptions(output_dir=tmp_path), registry=ToolRegistry.discover())
     url = server.url("faults.html")
 
     async def calls() -> tuple[list[CallToolResult], str, str]:
+        async def hang() -> CallToolResult:
+            opened = ok(await mcp.call_tool("browser_snapshot", {}))
+            return await mcp.call_tool(
+                "browser_click", {"ref": ref(opened, 'button "Recalculate totals"')}
+            )
+
         try:
-            opened = await mcp.call_tool("browser_navigate", {"url": url})
-            hang = ref(ok(opened), 'button "Recalculate totals"')
-            results = [
-                await mcp.call_tool("browser_click", {"ref": hang}),
-                await mcp.call_tool("browser_snapshot", {}),
-                await mcp.call_tool("browser_navigate", {"url": url}),
-            ]
+            ok(await mcp.call_tool("browser_navigate", {"url": url}))
+            session = await mcp.holders.get(None).open()
+            hung_tab = session.page.id
+            clicked = await hang()
+            snapshot = await mcp.call_tool("browser_snapshot", {})
+            ok(await mcp.call_tool("browser_tabs", {"action": "new", "url": url}))
+            other = await mcp.call_tool("browser_snapshot", {})
+            ok(await mcp.call_tool("browser_tabs", {"action": "select", "tab_id": hung_tab}))
+            again = await mcp.call_tool("browser_snapshot", {})
+            navigated = await mcp.call_tool("browser_navigate", {"url": url})
             tabs = ok(await mcp.call_tool("browser_tabs", {"action": "list"}))
             session = await mcp.holders.get(None).open()
-            status = await session.page.playwright.evaluate(
-                "document.getElementById('status').textContent"
+            # Bounded: were the hung tab still in use, this would wait on it for ever.
+            status = await asyncio.wait_for(
+                session.page.playwright.evaluate("document.getElementById('status').textContent"),
+                10,
             )
+            # The fresh tab hangs too, and is then closed (by the user, or by the page once
+            # its script ended): the next call says the tab went.
+            hung_again = await hang()
+            await session.page.playwright.close()
+            after_close = await mcp.call_tool("browser_snapshot", {})
+            results = [clicked, snapshot, other, again, navigated, hung_again, after_close]
             return results, tabs, status
         finally:
             await mcp.holders.close()
 
-    (clicked, snapshot, navigated), tabs, status = asyncio.run(calls())
+    results, tabs, status = asyncio.run(calls())
+    clicked, snapshot, other, again, navigated, hung_again, after_close = results
     assert clicked.is_error and text(clicked).startswith("error (page_unresponsive):")
     assert "call browser_navigate to open a fresh tab" in text(clicked)
     # Asked, not waited on for the call's whole time again: still busy, so refused at once.
-    assert snapshot.is_error, text(snapshot)
-    assert "/faults.html still does not answer (a script keeps it busy)" in text(snapshot)
+    for refused in (snapshot, again):
+        assert refused.is_error, text(refused)
+        assert "/faults.html still does not answer (a script keeps it busy)" in text(refused)
+    assert 'button "Recalculate totals"' in ok(other)  # only the hung tab is refused
     assert 'button "Recalculate totals"' in ok(navigated)  # in a fresh tab, which answers
-    assert tabs.count("faults.html") == 1, tabs  # the hung tab was closed
+    assert tabs.count("faults.html") == 2, tabs  # the other tab and the fresh one: hung closed
     assert status == "Not saved"
+    assert text(hung_again).startswith("error (page_unresponsive):"), text(hung_again)
+    assert after_close.is_error
+    assert text(after_close).startswith("error (page_crashed):"), text(after_close)
+    assert "the page closed" in text(after_close), text(after_close)

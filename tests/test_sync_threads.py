@@ -110,6 +110,8 @@ PAGE_CALLS: dict[str, Check] = {
     "id": lambda run: run.page.id >= 1,
     "url": lambda run: run.page.url.endswith("sync-threads.html"),
     "closed": lambda run: not run.page.closed,
+    "crashed": lambda run: not run.page.crashed,
+    "answers": lambda run: run.page.answers(5),
     "title": lambda run: run.page.title() == "Sync threads",
     "wait_ready": lambda run: run.page.wait_ready(10),
     "answers": lambda run: run.page.answers(5.0) is True,

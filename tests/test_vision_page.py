@@ -129,6 +129,13 @@ def test_vision_ids_go_stale_with_their_page_and_take_only_pointer_and_keys(
     canvas.observe(mode="cdp")  # a walk of the new document
     with pytest.raises(StaleElement):
         canvas.act(edit.id, "click")
+    # The new document read off the screen: the same label, a new id (ids are never reused,
+    # so "click [12]" of the old reading cannot land on the new page).
+    again = canvas.observe(mode="vision")
+    assert edit.id not in {el.id for el in again.elements}
+    assert any(el.name == "Edit" for el in again.elements)
+    with pytest.raises(StaleElement):
+        canvas.act(edit.id, "click")
 
 
 def test_typing_at_a_vision_element_sends_keys_to_the_page(canvas: Any) -> None:

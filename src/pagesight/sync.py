@@ -158,6 +158,11 @@ class Page:
     def closed(self) -> bool:
         return self._loop.call(lambda: self._page.closed)
 
+    @property
+    def crashed(self) -> bool:
+        """See :attr:`pagesight.aio.AsyncPage.crashed`."""
+        return self._loop.call(lambda: self._page.crashed)
+
     def title(self) -> str:
         return self._loop.run(self._page.title())
 

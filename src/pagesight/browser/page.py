@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -152,6 +153,11 @@ class AsyncPage:
     @property
     def closed(self) -> bool:
         return self._page.is_closed()
+
+    @property
+    def crashed(self) -> bool:
+        """Whether the tab's renderer crashed (the tab stays open, showing nothing)."""
+        return self._tab.crashed
 
     async def title(self) -> str:
         # A crashed tab still answers with an empty title: say it crashed instead.
@@ -363,8 +369,11 @@ class AsyncPage:
         """Whether the page runs a script within ``within`` seconds: after a call that raised
         :class:`~pagesight.errors.PageUnresponsive` (a script that never yields), a cheap
         question before the tab is used again. A crashed or closed tab does not answer."""
-        if within <= 0:
-            raise InvalidOption("within", f"within must be above 0, not {within}")
+        # NaN timed out at once (a page that answers said it did not), infinity waited for
+        # ever on the very page this question is for.
+        number = isinstance(within, int | float) and not isinstance(within, bool)
+        if not number or not math.isfinite(within) or within <= 0:
+            raise InvalidOption("within", f"within must be seconds above 0, not {within!r}")
         if self._tab.gone_error() is not None:
             return False
         try:
@@ -395,6 +404,11 @@ class AsyncPage:
         Raises :class:`~pagesight.errors.StaleElement` if the element is gone (removed, or its
         document replaced) or the id was never given out on this page.
         """
+        # A closed tab forgets its ids: without this its ids would say "observe again",
+        # where observing says the tab is gone.
+        gone = self._tab.gone_error()
+        if gone is not None:
+            raise gone
         ref = self._browser.ids.locate(element_id)
         channel = self._tab.channel_of(ref.document) if ref is not None else None
         if ref is None or channel is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import OrderedDict
-from collections.abc import Coroutine
+from collections.abc import Collection, Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from playwright.async_api import Page as PlaywrightPage
@@ -61,25 +61,39 @@ class Tab:
         """The channel ``document`` was walked through, while the tab remembers it."""
         return self._channels.get(document)
 
-    def _walked(self, document: str, channel: Channel) -> None:
-        self._channels[document] = channel
-        self._channels.move_to_end(document)
+    def _forget_past(self, shown: Collection[str]) -> None:
+        # Only documents this walk did not show are forgotten, however many it showed: the
+        # page walked first is the least recent, and forgetting it mid-walk would leave the
+        # reading's own ids unresolvable (and held for ever, its document no longer listed).
         while len(self._channels) > DOCUMENTS_KEPT:
-            gone, _channel = self._channels.popitem(last=False)
-            self._browser.ids.forget(gone)
+            oldest = next(iter(self._channels))
+            if oldest in shown:
+                return
+            del self._channels[oldest]
+            self._browser.ids.forget(oldest)
 
     async def walk(self, mode: Mode, options: dict[str, bool]) -> Raw:
         """The walker's reading of the tab's documents (the main one and its frames)."""
+        shown: set[str] = set()
+
+        def walked(document: str, channel: Channel) -> None:
+            shown.add(document)
+            self._channels[document] = channel
+            self._channels.move_to_end(document)
+
         try:
-            return await capture(await self._channel(mode), options, self._walked)
-        except ProtocolError:
-            # A document replaced mid-walk (a navigation or reload) takes its execution context
-            # with it; once the new document is parsed, one more walk reads it.
-            if self.crashed or self._page.is_closed():
-                raise
-            with translate("waiting for the new document"):
-                await self._page.wait_for_load_state("domcontentloaded", timeout=10_000)
-            return await capture(await self._channel(mode), options, self._walked)
+            try:
+                return await capture(await self._channel(mode), options, walked)
+            except ProtocolError:
+                # A document replaced mid-walk (a navigation or reload) takes its execution
+                # context with it; once the new document is parsed, one more walk reads it.
+                if self.crashed or self._page.is_closed():
+                    raise
+                with translate("waiting for the new document"):
+                    await self._page.wait_for_load_state("domcontentloaded", timeout=10_000)
+                return await capture(await self._channel(mode), options, walked)
+        finally:
+            self._forget_past(shown)
 
     async def _channel(self, mode: Mode) -> Channel:
         if mode == "evaluate":

@@ -146,7 +146,11 @@ class PagesightMCP(MCPServer[Any]):
         if holder.hung is session.page and name != names.TABS:
             if name == names.NAVIGATE:  # it goes on in a fresh tab, as the model was told
                 session = self._confirmed(await holder.fresh_tab(), ask)
-            elif not await session.page.answers(_ANSWER_S):
+            # A tab that went meanwhile (crashed, or closed) does not answer either: the call
+            # goes on and says what went, not that a script keeps the tab busy.
+            elif not await session.page.answers(_ANSWER_S) and not (
+                session.page.closed or session.page.crashed
+            ):
                 said = f"{session.page.url} still does not answer (a script keeps it busy)"
                 return failure("page_unresponsive", f"{said}; {_TAB_GONE}", quotes_page=True)
             holder.hung = None
