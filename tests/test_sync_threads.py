@@ -114,7 +114,6 @@ PAGE_CALLS: dict[str, Check] = {
     "answers": lambda run: run.page.answers(5),
     "title": lambda run: run.page.title() == "Sync threads",
     "wait_ready": lambda run: run.page.wait_ready(10),
-    "answers": lambda run: run.page.answers(5.0) is True,
     "observe": lambda run: run.page.observe().mode == "cdp",
     "find": lambda run: run.page.find("Ask button")[0].element.name == "Ask",
     "locate": _locate,
