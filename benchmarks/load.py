@@ -31,7 +31,8 @@ from /proc after a warm-up, four times on the way and at the end; target: no gro
   ran the same load with its RSS flat, so what it gains is garbage collected late, not a leak.
 
 Python's own collector runs before each reading too, and the ids the browser still resolves
-are printed: they grow until each tab remembers its last 256 documents, then stay level.
+are printed: they grow until each tab remembers its last 256 documents (about ten minutes at
+this pace, longer than the default run), then stay level.
 
 A measurement: it prints figures against the targets and exits 0 whatever they say.
 """

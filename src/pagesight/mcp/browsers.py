@@ -150,6 +150,7 @@ class BrowserHolder:
         whether there was one. Never raises: a browser that died is closed all the same."""
         browser, session = self._browser, self._session
         self._browser = self._session = None
+        self.hung = None  # its tab goes with the browser
         if browser is None:
             return False
         try:
