@@ -37,6 +37,7 @@ message is quoted in ours.
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
 
@@ -106,6 +107,18 @@ class InvalidOption(InputError, ValueError):
     def __init__(self, option: str, message: str) -> None:
         super().__init__(message)
         self.option = option
+
+
+def check_seconds(option: str, value: object) -> None:
+    """:class:`InvalidOption` unless ``value`` is a finite number of seconds above 0: NaN
+    times out at once, infinity waits for ever, and ``True`` is an int to Python, not seconds."""
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
+        raise InvalidOption(option, f"{option} must be a positive number of seconds, not {value!r}")
 
 
 ActionReason = Literal[

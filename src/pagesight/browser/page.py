@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import math
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -47,6 +46,7 @@ from pagesight.errors import (
     PageUnresponsive,
     ProtocolError,
     StaleElement,
+    check_seconds,
     first_line,
 )
 from pagesight.observe import passes
@@ -369,11 +369,7 @@ class AsyncPage:
         """Whether the page runs a script within ``within`` seconds: after a call that raised
         :class:`~pagesight.errors.PageUnresponsive` (a script that never yields), a cheap
         question before the tab is used again. A crashed or closed tab does not answer."""
-        # NaN timed out at once (a page that answers said it did not), infinity waited for
-        # ever on the very page this question is for.
-        number = isinstance(within, int | float) and not isinstance(within, bool)
-        if not number or not math.isfinite(within) or within <= 0:
-            raise InvalidOption("within", f"within must be seconds above 0, not {within!r}")
+        check_seconds("within", within)
         if self._tab.gone_error() is not None:
             return False
         try:

@@ -20,7 +20,6 @@ everywhere.
 from __future__ import annotations
 
 import io
-import math
 import os
 import shutil
 import subprocess
@@ -31,7 +30,7 @@ from typing import Protocol
 
 from PIL import Image, ImageOps
 
-from pagesight.errors import InvalidOption, OcrFailed, OcrNotFound
+from pagesight.errors import InvalidOption, OcrFailed, OcrNotFound, check_seconds
 from pagesight.vision.images import decode_png
 from pagesight.vision.textlines import Box, text_boxes
 
@@ -96,13 +95,7 @@ class TesseractOcr:
         processes: int | None = None,
     ) -> None:
         # bool is an int to Python, but True is no count of seconds or processes: a slip.
-        if (
-            isinstance(timeout, bool)
-            or not isinstance(timeout, int | float)
-            or not math.isfinite(timeout)
-            or timeout <= 0
-        ):
-            raise InvalidOption("timeout", f"timeout must be a positive number, not {timeout!r}")
+        check_seconds("timeout", timeout)
         if processes is not None and (
             isinstance(processes, bool) or not isinstance(processes, int) or processes < 1
         ):
