@@ -54,17 +54,18 @@ from pathlib import Path
 from typing import Any
 
 from pagesight import Agent, Browser
-from pagesight.agent import Message, ModelPlanner, ModelReply, ToolSpec
-from pagesight.agent.context import Context
-from pagesight.agent.model import Model
 from pagesight.agent.state import RunResult
 from pagesight.demo import OrbitApp
+from pagesight.messages import Message, ModelReply, ToolSpec
 from pagesight.models import open_model
-from pagesight.observe.tokens import count_tokens
+from pagesight.models.model import Model
 from pagesight.planners.decisions import DecisionsPlanner
+from pagesight.planners.llm.context import Context
+from pagesight.planners.llm.planner import ModelPlanner
 from pagesight.testing import FakeOpenAI, Reply
 from pagesight.testing.decisions import FakeDecisionsServer, image_tokens, text_tokens
 from pagesight.testing.decisions_demo import ORBIT_GOAL, orbit_script
+from pagesight.tokens import count_tokens
 
 STEPS = 10
 TARGET = 0.3

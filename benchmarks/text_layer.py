@@ -21,10 +21,10 @@ import sys
 
 import serve
 from pagesight import Browser
-from pagesight.agent.context import Context, system_prompt
 from pagesight.agent.registry import ToolRegistry
-from pagesight.agent.textlayer import ANSWER_TOOL, prompt, read_page
-from pagesight.observe.tokens import count_tokens
+from pagesight.planners.llm.context import Context, system_prompt
+from pagesight.planners.llm.textlayer import ANSWER_TOOL, prompt, read_page
+from pagesight.tokens import count_tokens
 
 GOAL = "What is this article's main claim?"
 

@@ -14,9 +14,11 @@ from PIL import Image
 
 from conftest import StaticServer
 from pagesight import Agent, Browser, ContextOverflow
-from pagesight.agent import Context, Message, ModelPlanner, ModelReply, ScriptedModel, ToolCall
-from pagesight.agent.context import DELTA, FULL, collapsed, whole_pages
 from pagesight.agent.untrusted import OPEN
+from pagesight.messages import Message, ModelReply, ToolCall
+from pagesight.models.model import ScriptedModel
+from pagesight.planners.llm.context import DELTA, FULL, Context, collapsed, whole_pages
+from pagesight.planners.llm.planner import ModelPlanner
 
 
 def _id(messages: Sequence[Message], role: str, name: str) -> int:

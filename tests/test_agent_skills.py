@@ -9,8 +9,8 @@ import pytest
 from conftest import StaticServer
 from pagesight import Browser, InvalidOption
 from pagesight.agent import Session, Skills, ToolRegistry
-from pagesight.agent.context import system_prompt
 from pagesight.agent.skills import parse_skill
+from pagesight.planners.llm.context import system_prompt
 
 SKILL = """---
 name: crm-search

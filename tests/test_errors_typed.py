@@ -25,7 +25,7 @@ from playwright.async_api import Error as PlaywrightError
 
 from conftest import StaticServer
 from pagesight import Browser, Observation
-from pagesight.browser.cdp import translate
+from pagesight.cdp import translate
 from pagesight.cli import main
 from pagesight.errors import (
     BrowserNotFound,

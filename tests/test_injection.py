@@ -21,10 +21,10 @@ from mcp_types import CallToolResult, TextContent
 
 from conftest import StaticServer
 from pagesight import Agent, Browser, RunResult
-from pagesight.agent.model import ModelPlanner
 from pagesight.agent.untrusted import RULE, untrusted
 from pagesight.mcp import BrowserOptions, PagesightMCP
 from pagesight.models.openai_chat import OpenAIChat
+from pagesight.planners.llm.planner import ModelPlanner
 from pagesight.testing import FakeOpenAI
 from pagesight.testing.gullible import Gullible, Instruction, instructions, trusted_text
 

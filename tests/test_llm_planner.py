@@ -14,11 +14,11 @@ import pytest
 
 from model_support import GOAL, SAVED, capable
 from pagesight import Agent, Browser
-from pagesight.agent.model import ModelPlanner
 from pagesight.demo import OrbitApp
 from pagesight.models import price_of
 from pagesight.models.anthropic_messages import AnthropicMessages
 from pagesight.models.openai_chat import OpenAIChat
+from pagesight.planners.llm.planner import ModelPlanner
 from pagesight.testing import Failure, FakeAnthropic, FakeOpenAI, Reply
 from pagesight.testing.script import Script
 

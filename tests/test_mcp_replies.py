@@ -15,9 +15,9 @@ from mcp_types import CallToolResult, TextContent
 from conftest import StaticServer
 from mcp_support import unwrapped
 from pagesight import Browser
-from pagesight.agent.context import FULL
 from pagesight.mcp import BrowserOptions, PagesightMCP
-from pagesight.observe.tokens import count_tokens
+from pagesight.planners.llm.context import FULL
+from pagesight.tokens import count_tokens
 
 T = TypeVar("T")
 

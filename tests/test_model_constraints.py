@@ -15,11 +15,11 @@ import pytest
 
 from model_support import GOAL, SAVED, capable
 from pagesight import Agent, Browser
-from pagesight.agent.context import Message
-from pagesight.agent.model import ModelPlanner, ModelReply
 from pagesight.agent.registry import ToolRegistry
 from pagesight.demo import OrbitApp
+from pagesight.messages import Message, ModelReply
 from pagesight.models import connect, resolve
+from pagesight.planners.llm.planner import ModelPlanner
 from pagesight.testing import FakeOpenAI, Reply
 from pagesight.testing.script import Script
 

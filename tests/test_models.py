@@ -15,9 +15,8 @@ from typing import Any
 import pytest
 
 from pagesight import InvalidOption, ModelError, ModelNotConfigured
-from pagesight.agent.context import Message, ToolCall
-from pagesight.agent.model import ModelReply
-from pagesight.agent.registry import ToolRegistry, ToolSpec
+from pagesight.agent.registry import ToolRegistry
+from pagesight.messages import Message, ModelReply, ToolCall, ToolSpec
 from pagesight.models import PRICES, add_price, connect, parse_model, resolve
 from pagesight.models.anthropic_messages import AnthropicMessages
 from pagesight.models.openai_chat import OpenAIChat

@@ -9,7 +9,7 @@ import pytest
 
 from pagesight.errors import InputError, StepsError
 from pagesight.planners import StepsPlanner, format_step, parse
-from pagesight.planners.grammar import Step, Target, parse_line
+from pagesight.runs.grammar import Step, Target, parse_line
 
 # (line, kind, target words, value, drop target words)
 FORMS = [

@@ -16,11 +16,13 @@ import pytest
 
 from conftest import StaticServer
 from pagesight import Agent, Browser
-from pagesight.agent import Message, ModelPlanner, ModelReply, ScriptedModel, ToolCall, Usage
-from pagesight.agent.context import DELTA, FULL, whole_pages
 from pagesight.agent.untrusted import CLOSE, OPEN, RULE
 from pagesight.demo import OrbitApp
 from pagesight.errors import InvalidOption
+from pagesight.messages import Message, ModelReply, ToolCall, Usage
+from pagesight.models.model import ScriptedModel
+from pagesight.planners.llm.context import DELTA, FULL, whole_pages
+from pagesight.planners.llm.planner import ModelPlanner
 from pagesight.vision.images import decode_png
 from vision_support import APP_READY, app_state
 

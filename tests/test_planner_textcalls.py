@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pagesight.agent.textcalls import read_calls
+from pagesight.planners.llm.textcalls import read_calls
 
 TOOLS = {"click", "input", "done", "select", "back"}
 

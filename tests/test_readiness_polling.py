@@ -11,7 +11,7 @@ import pytest
 from conftest import StaticServer
 from pagesight import PageCrashed
 from pagesight.aio import AsyncBrowser
-from pagesight.browser.readiness import NetworkWatch, wait_ready
+from pagesight.observe.readiness import NetworkWatch, wait_ready
 from support import line, one
 
 # A page whose polling held readiness up never becomes ready, at any cap: this one is only a

@@ -23,16 +23,18 @@ import pytest
 
 from conftest import StaticServer
 from pagesight import Action, Agent, Browser, Done
-from pagesight.agent import Message, ModelReply, ScriptedModel, ScriptedPlanner, State, Usage
-from pagesight.agent.textlayer import (
+from pagesight.agent import ScriptedPlanner, State
+from pagesight.agent.untrusted import CLOSE, OPEN, RULE
+from pagesight.errors import InvalidOption
+from pagesight.messages import Message, ModelReply, Usage
+from pagesight.models.model import ScriptedModel
+from pagesight.planners.llm.textlayer import (
     ANSWER_TOOL,
     TextAnswer,
     answer_from_text,
     read_page,
     run_text_layer,
 )
-from pagesight.agent.untrusted import CLOSE, OPEN, RULE
-from pagesight.errors import InvalidOption
 
 CORPUS = Path("/work/shared/corpus/pages")
 USAGE = Usage(input_tokens=900, output_tokens=20)
@@ -260,8 +262,9 @@ def test_a_text_answer_starts_no_browser(server: StaticServer, tmp_path: Path) -
     script = textwrap.dedent(
         f"""
         import asyncio, json, os
-        from pagesight.agent import ModelReply, ScriptedModel
-        from pagesight.agent.textlayer import run_text_layer
+        from pagesight.messages import ModelReply
+        from pagesight.models import ScriptedModel
+        from pagesight.planners.llm.textlayer import run_text_layer
 
         model = ScriptedModel([ModelReply.calling(
             "answer_from_text", answered=True, answer="30 days from delivery")])

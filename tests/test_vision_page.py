@@ -12,8 +12,9 @@ from PIL import Image
 
 from conftest import StaticServer
 from pagesight import ActionError, Browser, Observation, StaleElement
-from pagesight.vision import VlmClient, layout_marks, marks_for
-from pagesight.vision.fake_vlm import FakeVlmServer
+from pagesight.models import VlmClient
+from pagesight.testing.fake_vlm import FakeVlmServer
+from pagesight.vision import layout_marks, marks_for
 from pagesight.vision.marks import KIND_COLOURS
 from pagesight.vision.textboxes import TEXT_BOXES_SCRIPT, text_boxes
 from vision_support import CANVAS_LABELS, app_layout, app_state, centre, inside, open_canvas

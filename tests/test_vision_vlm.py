@@ -15,8 +15,9 @@ from PIL import Image
 
 from conftest import StaticServer
 from pagesight import Browser, InvalidOption
-from pagesight.vision import VisionModelError, VlmClient
-from pagesight.vision.fake_vlm import FakeVlmServer
+from pagesight.models import VlmClient
+from pagesight.testing.fake_vlm import FakeVlmServer
+from pagesight.vision import VisionModelError
 from vision_support import open_canvas
 
 MODEL = "qwen2.5vl:7b"

@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pagesight.act.batch import BatchResult
 from pagesight.act.effect import Effect
 from pagesight.act.events import DialogPolicy
+from pagesight.act.navigation import WaitUntil
 from pagesight.agent.loop import AsyncAgent
 from pagesight.agent.planner import Planner
 from pagesight.agent.registry import ToolRegistry
 from pagesight.agent.skills import Skills
 from pagesight.agent.state import RunResult, StepRecord
 from pagesight.browser.browser import AsyncBrowser
-from pagesight.browser.navigation import WaitUntil
 from pagesight.browser.page import AsyncPage
 from pagesight.errors import BrowserClosed, InvalidOption, RuntimeFailure
 from pagesight.guard.confirm import Mode, Risk, RiskRules
@@ -31,11 +31,10 @@ from pagesight.observe.find import Match
 from pagesight.observe.ids import ElementLocation
 from pagesight.observe.observation import Observation, ObserveMode, View
 from pagesight.vision.ocr import OcrEngine
-from pagesight.vision.screen import Capture
-from pagesight.vision.vlm import Captioner
+from pagesight.vision.screen import Captioner, Capture
 
 if TYPE_CHECKING:
-    from pagesight.agent.textlayer import TextLayerResult
+    from pagesight.planners.llm.textlayer import TextLayerResult
 
 T = TypeVar("T")
 

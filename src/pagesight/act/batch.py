@@ -19,8 +19,8 @@ from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from pagesight.act.effect import Effect
+from pagesight.act.navigation import normalise_url
 from pagesight.act.perform import ACTIONS, Args, check_args
-from pagesight.browser.navigation import normalise_url
 from pagesight.errors import ActionError, InputError, InvalidOption, OriginNotAllowed
 from pagesight.observe.observation import check_times
 

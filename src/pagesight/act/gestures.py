@@ -20,7 +20,7 @@ from playwright.async_api import Page as PlaywrightPage
 
 from pagesight.act.effect import Moved
 from pagesight.act.resolve import helper
-from pagesight.browser.cdp import CdpSession
+from pagesight.cdp import CdpSession
 from pagesight.errors import ActionError, InvalidOption
 
 if TYPE_CHECKING:

@@ -25,7 +25,7 @@ from pagesight.act import gestures
 from pagesight.act.dates import DATE_TYPES, FORMATS, control_value
 from pagesight.act.effect import Moved
 from pagesight.act.resolve import act_script, helper
-from pagesight.browser.cdp import CdpSession
+from pagesight.cdp import CdpSession
 from pagesight.errors import ActionError, InvalidOption, StaleElement
 from pagesight.observe.observation import Element
 

@@ -15,7 +15,7 @@ from playwright.async_api import ElementHandle
 from playwright.async_api import Page as PlaywrightPage
 
 from pagesight.act.resolve import helper
-from pagesight.browser.cdp import translate
+from pagesight.cdp import translate
 
 SCROLL_SETTLE_S = 0.035
 """After scrolling an element into view, two frames for the page's scroll handlers (a banner

@@ -26,7 +26,7 @@ from typing import Any
 
 from playwright.async_api import Page as PlaywrightPage
 
-from pagesight.browser.readiness import NetworkWatch, ask, wait_ready
+from pagesight.observe.readiness import NetworkWatch, ask, wait_ready
 
 SETTLE_MS = 50
 """Quiet needed after an action: long enough for a handler's promise chain and the next frame

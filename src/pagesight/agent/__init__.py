@@ -1,21 +1,19 @@
-"""The agent: a planner decides, the tools act, every step is recorded.
+"""The agent's kernel: a planner decides, the tools act, every step is recorded.
 
 ::
 
-    planner.decide(state) -> Decision      (decision.py, planner.py; model.py for models)
+    planner.decide(state) -> Decision      (decision.py, planner.py; planners in pagesight.planners)
     registry.call(tool, arguments)          (registry.py, tool.py, tools/ one tool a file)
     loop: observe -> decide -> act -> record (loop.py, state.py; records in pagesight.runs)
 
 Nothing below this package imports from it: tools call the page, the page calls observe, act
-and vision.
+and vision. The planners (the LLM planner among them) sit above it.
 """
 
-from pagesight.agent.context import Context, Message, ToolCall
-from pagesight.agent.decision import Action, Batch, Decision, Done, Stop, Usage
+from pagesight.agent.decision import Action, Batch, Decision, Done, Stop
 from pagesight.agent.loop import AsyncAgent
-from pagesight.agent.model import Model, ModelPlanner, ModelReply, ScriptedModel
 from pagesight.agent.planner import Planner, ScriptedPlanner
-from pagesight.agent.registry import ToolRegistry, ToolSpec
+from pagesight.agent.registry import ToolRegistry
 from pagesight.agent.secrets import Secrets
 from pagesight.agent.session import Session
 from pagesight.agent.skills import Skill, Skills
@@ -27,17 +25,11 @@ __all__ = [
     "AsyncAgent",
     "Batch",
     "CallRecord",
-    "Context",
     "Decision",
     "Done",
-    "Message",
-    "Model",
-    "ModelPlanner",
-    "ModelReply",
     "PageStep",
     "Planner",
     "RunResult",
-    "ScriptedModel",
     "ScriptedPlanner",
     "Secrets",
     "Session",
@@ -48,10 +40,7 @@ __all__ = [
     "Stop",
     "StopReason",
     "Tool",
-    "ToolCall",
     "ToolFailure",
     "ToolRegistry",
     "ToolResult",
-    "ToolSpec",
-    "Usage",
 ]

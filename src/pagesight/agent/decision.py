@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, get_args
 
 from pagesight.errors import InvalidOption
+from pagesight.messages import Usage
 
 PlannerStop = Literal[
     "planner_stopped",
@@ -41,31 +42,6 @@ tell apart, a click that changed nothing, a step whose action failed. A model pl
 when the model's tool calls stayed invalid after the retries it was given
 (``model_invalid``) or when it answered in words without calling a tool twice in a row
 (``model_no_tool_call``)."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Usage:
-    """What a model call cost, as its provider reported it; ``cost`` in US dollars when the
-    price is known, else ``None``."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cost: float | None = None
-
-    def __add__(self, other: Usage) -> Usage:
-        cost = None if self.cost is None or other.cost is None else self.cost + other.cost
-        return Usage(
-            input_tokens=self.input_tokens + other.input_tokens,
-            output_tokens=self.output_tokens + other.output_tokens,
-            cost=cost,
-        )
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "cost": self.cost,
-        }
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,6 +1,6 @@
 """Does a goal change something, or only ask something? The cascade's gate.
 
-The text layer (:mod:`pagesight.agent.textlayer`) answers a goal from the page's text with no
+The text layer (:mod:`pagesight.planners.llm.textlayer`) answers a goal from the page's text with no
 browser, so it must never take a goal that would type, click, save, buy or delete: such a goal
 answered "from the text" would report success for something that never happened. Hence the
 rule here errs one way only — when unsure, a goal *changes* something:

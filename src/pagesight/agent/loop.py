@@ -56,9 +56,9 @@ from pagesight.runs.record import FINAL_SHOT, RunRecorder, default_folder
 from pagesight.vision.screen import Capture
 
 if TYPE_CHECKING:
-    from pagesight.agent.textlayer import TextLayerResult
     from pagesight.browser.browser import AsyncBrowser
     from pagesight.browser.page import AsyncPage
+    from pagesight.planners.llm.textlayer import TextLayerResult
 
 REPEATED_ERRORS = 3
 """Steps in a row failing with the same kind of error that stop a run."""
@@ -143,7 +143,7 @@ class AsyncAgent:
     ) -> RunResult:
         """Open ``url`` in a new tab and run the planner on it toward ``goal``.
 
-        ``text_layer``: what :func:`~pagesight.agent.textlayer.run_text_layer` came to when
+        ``text_layer``: what :func:`~pagesight.planners.llm.textlayer.run_text_layer` came to when
         it did not answer — its model usage is added to this run's, and ``text`` heads the
         summary's ``layers_tried`` when it ran."""
         if text_layer is not None and text_layer.run is not None:
@@ -478,6 +478,6 @@ def changes_since(obs: Observation, previous: Observation) -> Observation:
 
 
 def count_tokens(text: str) -> int:
-    from pagesight.observe.tokens import count_tokens as count
+    from pagesight.tokens import count_tokens as count
 
     return count(text)

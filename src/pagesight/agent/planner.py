@@ -1,6 +1,6 @@
 """Planner: the one extension point that decides — ``async decide(state) -> Decision``.
 
-The steps planner reads a script, the model planners (:mod:`pagesight.agent.model`) ask a
+The steps planner reads a script, the model planners (:mod:`pagesight.planners.llm.planner`) ask a
 model; :class:`ScriptedPlanner` plays a list of decisions, for tests and for programs that
 know what to do.
 

@@ -23,7 +23,7 @@ import pkgutil
 import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
@@ -32,31 +32,12 @@ import pydantic
 
 from pagesight.agent.tool import PageStep, Tool, ToolFailure, ToolResult, validation_message
 from pagesight.errors import ActionError, InputError, InvalidOption
+from pagesight.messages import ToolSpec
 
 if TYPE_CHECKING:
     from pagesight.act.effect import Effect
     from pagesight.agent.session import Session
     from pagesight.guard.confirm import Refusal
-
-
-@dataclass(frozen=True, kw_only=True)
-class ToolSpec:
-    """A tool as a model or an MCP client is shown it."""
-
-    name: str
-    description: str
-    input_schema: dict[str, Any]
-    arguments: type[pydantic.BaseModel] | None = field(default=None, compare=False, repr=False)
-    """The pydantic model the schema was derived from: a planner checks a model's call with
-    it before the call becomes a Decision (``None``: a spec made by hand, checked only when
-    the tool runs)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "description": self.description,
-            "input_schema": self.input_schema,
-        }
 
 
 class ToolRegistry:

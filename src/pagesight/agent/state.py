@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pagesight.agent.decision import Decision, Usage, decision_dict
-from pagesight.agent.registry import ToolSpec
+from pagesight.agent.decision import Decision, decision_dict
 from pagesight.agent.tool import ToolFailure
+from pagesight.messages import ToolSpec, Usage
 from pagesight.observe.observation import Observation
 
 StopReason = Literal[
@@ -108,7 +108,7 @@ class StepRecord:
 
 Layer = Literal["text", "dom", "vision"]
 """Which layer of the cascade answered: the page's text with no browser (``text``, see
-:mod:`pagesight.agent.textlayer`), the browser reading the DOM (``dom``), or the browser
+:mod:`pagesight.planners.llm.textlayer`), the browser reading the DOM (``dom``), or the browser
 reading the screen when the DOM offered nothing (``vision``: the run's last observation)."""
 
 

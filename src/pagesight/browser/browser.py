@@ -19,11 +19,11 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
 from pagesight.act.events import DialogPolicy, DownloadFolder, Openings
-from pagesight.browser.cdp import translate
+from pagesight.act.navigation import WaitUntil, goto, normalise_url
 from pagesight.browser.launch import ChromiumProcess, start_chromium
-from pagesight.browser.navigation import WaitUntil, goto, normalise_url
 from pagesight.browser.page import AsyncPage
 from pagesight.browser.viewport import DEFAULT_VIEWPORT, Viewport, check_viewport, fit_window
+from pagesight.cdp import translate
 from pagesight.errors import (
     BrowserClosed,
     ConnectError,
@@ -38,7 +38,7 @@ from pagesight.guard.origins import OriginPolicy, Refused
 from pagesight.observe.capture import script
 from pagesight.observe.ids import IdRegistry
 from pagesight.vision.ocr import OcrEngine, TesseractOcr
-from pagesight.vision.vlm import Captioner
+from pagesight.vision.screen import Captioner
 
 
 @dataclass(frozen=True)
@@ -133,7 +133,7 @@ class AsyncBrowser:
         confirms and prompts); ``downloads`` is the folder downloads are saved in (default: a
         new temporary folder for this session, kept after close). ``ocr`` reads screenshots
         in vision mode (default: Tesseract); ``vision_model`` (e.g. a
-        :class:`~pagesight.vision.VlmClient`) adds a caption to vision observations.
+        :class:`~pagesight.models.VlmClient`) adds a caption to vision observations.
 
         ``allowed_origins`` (``["https://example.com", "http://127.0.0.1:*",
         "https://*.example.com"]``) is the origin policy, enforced by Chromium for every
@@ -407,7 +407,7 @@ class AsyncBrowser:
     async def goto(
         self, pw_page: PlaywrightPage, url: str, *, wait_until: WaitUntil, timeout: float
     ) -> None:
-        """Load ``url`` in the tab ``pw_page`` (see :func:`~pagesight.browser.navigation.goto`);
+        """Load ``url`` in the tab ``pw_page`` (see :func:`~pagesight.act.navigation.goto`);
         a navigation the origin policy refused on the way (a redirect) raises
         :class:`~pagesight.errors.OriginNotAllowed`."""
         loading = goto(pw_page, url, wait_until=wait_until, timeout=timeout)

@@ -21,6 +21,7 @@ from pagesight.act.events import (
     DialogPolicy,
     PageEvents,
 )
+from pagesight.act.navigation import normalise_url
 from pagesight.act.perform import (
     POINTER_ACTIONS,
     Args,
@@ -34,11 +35,9 @@ from pagesight.act.perform import (
 )
 from pagesight.act.pointer import look, look_in_place, to_top
 from pagesight.act.resolve import Resolver
-from pagesight.browser.cdp import translate
-from pagesight.browser.navigation import normalise_url
-from pagesight.browser.readiness import NetworkWatch, ask, wait_ready
 from pagesight.browser.runner import ActionRunner
 from pagesight.browser.tab import Tab
+from pagesight.cdp import translate
 from pagesight.errors import (
     ActionError,
     InvalidOption,
@@ -63,6 +62,7 @@ from pagesight.observe.observation import (
     check_options,
     check_times,
 )
+from pagesight.observe.readiness import NetworkWatch, ask, wait_ready
 from pagesight.observe.tree import build
 from pagesight.vision.screen import Capture, Screen
 

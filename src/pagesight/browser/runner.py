@@ -32,8 +32,7 @@ from pagesight.act.effect import Effect, NewTab, Seen, classify
 from pagesight.act.events import Mark, PageEvents, save_downloads
 from pagesight.act.perform import Args, Performed
 from pagesight.act.settle import document_token, settle
-from pagesight.browser.cdp import translate
-from pagesight.browser.readiness import NetworkWatch
+from pagesight.cdp import translate
 from pagesight.errors import (
     ActionError,
     InvalidOption,
@@ -43,6 +42,7 @@ from pagesight.errors import (
 )
 from pagesight.observe import passes
 from pagesight.observe.observation import Observation
+from pagesight.observe.readiness import NetworkWatch
 from pagesight.vision.diff import diff_screens, inside
 from pagesight.vision.screen import VISION_ACTIONS, Screen, VisionTarget
 
@@ -69,7 +69,7 @@ async def guarded(
     """Run ``work`` on the page, but never longer than ``timeout`` seconds nor past a crash:
     a renderer that crashes or hangs never answers, so the ``gone`` event (set on a crash or
     a close), ``hung`` (a watch that returns once the page stops answering, see
-    :func:`~pagesight.browser.readiness.stops_answering`) or the timeout ends the wait. Then
+    :func:`~pagesight.observe.readiness.stops_answering`) or the timeout ends the wait. Then
     ``failure()`` says what went, if anything; else the page at ``url`` is
     :class:`~pagesight.errors.PageUnresponsive`."""
     task = asyncio.ensure_future(work)

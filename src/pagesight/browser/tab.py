@@ -16,12 +16,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from playwright.async_api import Page as PlaywrightPage
 
-from pagesight.browser.cdp import CdpSession, translate
-from pagesight.browser.readiness import stops_answering
 from pagesight.browser.runner import guarded
+from pagesight.cdp import CdpSession, translate
 from pagesight.errors import BrowserClosed, PageCrashed, ProtocolError
 from pagesight.observe.capture import CdpChannel, Channel, EvaluateChannel, Raw, capture
 from pagesight.observe.observation import Mode
+from pagesight.observe.readiness import stops_answering
 
 if TYPE_CHECKING:
     from pagesight.browser.browser import AsyncBrowser

@@ -1,7 +1,7 @@
 """pagesight as an MCP server (``pagesight mcp``): the agent's tool registry under Playwright
 MCP's tool names, over stdio or streamable HTTP. See :mod:`pagesight.mcp.server`.
 
-The names below are imported when first used: ``pagesight.mcp.command`` (the CLI's options,
+The names below are imported when first used: ``pagesight.cli.mcp`` (the CLI's options,
 which every ``pagesight`` command builds) must not pull in the MCP SDK and the browser.
 """
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pagesight.agent.registry import ToolRegistry, ToolSpec
+from pagesight.agent.registry import ToolRegistry
+from pagesight.messages import ToolSpec
 
 TOOLS: dict[str, str] = {
     "browser_navigate": "navigate",

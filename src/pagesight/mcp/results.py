@@ -24,13 +24,13 @@ from typing import Any
 
 from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent
 
-from pagesight.agent.context import DELTA, FULL
 from pagesight.agent.loop import changes_since
 from pagesight.agent.secrets import Secrets
 from pagesight.agent.tool import ToolResult
 from pagesight.agent.untrusted import untrusted
 from pagesight.observe.observation import Observation
-from pagesight.observe.tokens import count_tokens
+from pagesight.planners.llm.context import DELTA, FULL
+from pagesight.tokens import count_tokens
 
 
 def content(result: ToolResult, *, before: Observation | None) -> CallToolResult:

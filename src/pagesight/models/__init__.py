@@ -1,4 +1,5 @@
-"""Model providers: tool-calling chat models behind :class:`~pagesight.agent.model.Model`.
+"""Model providers: tool-calling chat models behind :class:`~pagesight.models.model.Model`, and a
+vision-language model's client (:class:`VlmClient`) that captions screenshots.
 
 ::
 
@@ -11,6 +12,7 @@ Both providers go through their official SDKs (``pip install 'pagesight[openai]'
 ``'pagesight[anthropic]'``); the SDKs are imported only when a model is opened.
 """
 
+from pagesight.models.model import Model, ScriptedModel
 from pagesight.models.prices import PRICES, Price, add_price, price_of
 from pagesight.models.spec import (
     PROVIDERS,
@@ -21,13 +23,17 @@ from pagesight.models.spec import (
     parse_model,
     resolve,
 )
+from pagesight.models.vlm import VlmClient
 
 __all__ = [
     "PRICES",
     "PROVIDERS",
+    "Model",
     "ModelSpec",
     "Price",
     "Provider",
+    "ScriptedModel",
+    "VlmClient",
     "add_price",
     "connect",
     "open_model",

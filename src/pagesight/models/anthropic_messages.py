@@ -13,10 +13,8 @@ import base64
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from pagesight.agent.context import Message, ToolCall
-from pagesight.agent.model import ModelReply
-from pagesight.agent.registry import ToolSpec
 from pagesight.errors import InvalidOption, ModelNotConfigured
+from pagesight.messages import Message, ModelReply, ToolCall, ToolSpec
 from pagesight.models import prices
 from pagesight.models.base import (
     check_options,
@@ -32,7 +30,7 @@ if TYPE_CHECKING:
 
 
 class AnthropicMessages:
-    """A :class:`~pagesight.agent.model.Model` on Anthropic's messages API (or a server
+    """A :class:`~pagesight.planners.llm.planner.Model` on Anthropic's messages API (or a server
     speaking it at ``base_url``). ``max_tokens``: the most the model may answer (the API
     requires it); ``timeout`` and ``retries`` as for
     :class:`~pagesight.models.openai_chat.OpenAIChat`."""

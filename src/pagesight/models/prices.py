@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pagesight.agent.decision import Usage
 from pagesight.errors import InvalidOption
+from pagesight.messages import Usage
 
 
 @dataclass(frozen=True, kw_only=True)

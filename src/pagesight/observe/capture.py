@@ -21,7 +21,7 @@ from functools import cache
 from importlib import resources
 from typing import Any, Protocol
 
-from pagesight.browser.cdp import CdpSession, translate
+from pagesight.cdp import CdpSession, translate
 from pagesight.errors import ProtocolError, first_line
 
 Raw = dict[str, Any]

@@ -203,7 +203,7 @@ class Observation:
     @cached_property
     def tokens(self) -> int:
         """cl100k token count of :meth:`text`."""
-        from pagesight.observe.tokens import count_tokens
+        from pagesight.tokens import count_tokens
 
         return count_tokens(self._outline)
 

@@ -4,7 +4,7 @@
 deterministic: the default, and what replays a run's ``steps.txt``.
 """
 
-from pagesight.planners.grammar import Step, Target, format_step, parse
 from pagesight.planners.steps import StepsPlanner
+from pagesight.runs.grammar import Step, Target, format_step, parse
 
 __all__ = ["Step", "StepsPlanner", "Target", "format_step", "parse"]

@@ -32,7 +32,7 @@ from typing import Literal
 
 from pagesight.observe import find as finding
 from pagesight.observe.observation import Element, Observation
-from pagesight.planners.grammar import Target
+from pagesight.runs.grammar import Target
 
 MARGIN_POINTS = finding.WEIGHTS.keyword
 MARGIN_SHARE = 0.1

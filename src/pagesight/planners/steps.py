@@ -46,8 +46,8 @@ from pagesight.errors import InvalidOption, StepsError
 from pagesight.observe import find as finding
 from pagesight.observe.observation import Observation
 from pagesight.observe.tree import Node
-from pagesight.planners.grammar import CHECKS, Step, Target, element_words, parse
 from pagesight.planners.resolve import Candidate, Refused, Resolved, resolve
+from pagesight.runs.grammar import CHECKS, Step, Target, element_words, parse
 
 WAIT_TIMEOUT_S = 10.0
 """How long ``wait for`` waits by default."""
@@ -71,7 +71,7 @@ class _Planned:
 
 
 class StepsPlanner:
-    """Runs a script of steps (see :mod:`pagesight.planners.grammar` for the language).
+    """Runs a script of steps (see :mod:`pagesight.runs.grammar` for the language).
 
     ``base`` is the folder relative ``upload`` files are found in (a script file's own);
     ``wait_timeout`` how long ``wait for`` waits; ``batch=False`` makes each action a round of

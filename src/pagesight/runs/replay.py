@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from pagesight.planners.grammar import Step, Target, element_words, format_step
+from pagesight.runs.grammar import Step, Target, element_words, format_step
 from pagesight.runs.record import STEPS
 
 

@@ -302,7 +302,7 @@ def estimate(request: DecisionsRequest) -> int:
 
 def text_tokens(request: DecisionsRequest) -> int:
     """The cl100k tokens of the request's text: its state's strings and its questions."""
-    from pagesight.observe.tokens import count_tokens
+    from pagesight.tokens import count_tokens
 
     text = "\n".join(request.texts) + json.dumps(request.questions, ensure_ascii=False)
     return count_tokens(text)

@@ -3,8 +3,9 @@
 * :func:`draw_marks` — a set-of-marks screenshot (a dashed box and a numbered badge per element).
 * :func:`read_screen` — texts and buttons read from a screenshot by OCR (:class:`TesseractOcr`).
 * :func:`diff_screens` — what changed between two screenshots.
-* :class:`VlmClient` — a caption from a vision-language model; a fake server to test it
-  against is in :mod:`pagesight.vision.fake_vlm` (not imported here, so ``python -m`` runs it).
+* :class:`Captioner` — what describes a screenshot in words; a vision-language model's client
+  is :class:`pagesight.models.VlmClient`, and a fake server to test it against is in
+  :mod:`pagesight.testing.fake_vlm`.
 """
 
 from pagesight.errors import OcrFailed, OcrNotFound, VisionModelError
@@ -13,7 +14,7 @@ from pagesight.vision.grouping import Label, group_labels, join_words
 from pagesight.vision.marks import Kind, Mark, draw_marks, kind_for_role, layout_marks, marks_for
 from pagesight.vision.ocr import OcrEngine, TesseractOcr, Word
 from pagesight.vision.perception import VisionItem, read_screen
-from pagesight.vision.vlm import Captioner, VlmClient
+from pagesight.vision.screen import Captioner
 
 __all__ = [
     "Captioner",
@@ -27,7 +28,6 @@ __all__ = [
     "TesseractOcr",
     "VisionItem",
     "VisionModelError",
-    "VlmClient",
     "Word",
     "diff_screens",
     "draw_marks",

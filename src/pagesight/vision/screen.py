@@ -10,11 +10,11 @@ import asyncio
 import base64
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 from playwright.async_api import Page as PlaywrightPage
 
-from pagesight.browser.cdp import CdpSession, translate
+from pagesight.cdp import CdpSession, translate
 from pagesight.errors import VisionModelError
 from pagesight.observe import passes
 from pagesight.observe.ids import IdRegistry
@@ -26,12 +26,18 @@ from pagesight.vision.ocr import OcrEngine
 from pagesight.vision.perception import read_screen
 from pagesight.vision.scrolling import EXTENT_SCRIPT, MIN_SHARE, SCROLL_AT_SCRIPT, extent_notes
 from pagesight.vision.textboxes import TEXT_BOXES_SCRIPT, text_boxes, wrapping_owners
-from pagesight.vision.vlm import Captioner
 
 VISION_ACTIONS = ("click", "input", "press_key", "hover", "scroll")
 """What a thing read off the screen accepts: all of them happen at the centre of its box
 (``scroll`` scrolls what scrolls under it: a panel holding a canvas, or else the page)."""
 _AXES = {"up": ("y", -1), "down": ("y", 1), "left": ("x", -1), "right": ("x", 1)}
+
+
+class Captioner(Protocol):
+    """Describes a screenshot in words (a vision-language model:
+    :class:`~pagesight.models.VlmClient`)."""
+
+    def caption(self, png: bytes) -> str: ...
 
 
 @dataclass(frozen=True)

@@ -18,9 +18,10 @@ import os
 from dataclasses import replace
 from typing import Any
 
-from pagesight.agent.decision import Action, Decision, Usage
+from pagesight.agent.decision import Action, Decision
 from pagesight.agent.state import State
 from pagesight.errors import InvalidOption
+from pagesight.messages import Usage
 from pagesight.observe.observation import Element
 from pagesight.planners.decisions import request
 from pagesight.planners.decisions.api import (

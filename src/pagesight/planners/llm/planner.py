@@ -1,11 +1,11 @@
 """Model planners: a tool-calling model behind a one-method Protocol, and a fake of it.
 
-:class:`ModelPlanner` keeps a :class:`~pagesight.agent.context.Context`, shows the model the
+:class:`ModelPlanner` keeps a :class:`~pagesight.planners.llm.context.Context`, shows the model the
 registry's tools (their schemas, as the registry derives them), and turns its tool calls into
 Decisions: one call an Action, several a Batch, ``done`` a Done. Every call is checked
-against its tool's own pydantic model (:mod:`pagesight.agent.toolcheck`) before it becomes a
+against its tool's own pydantic model (:mod:`pagesight.planners.llm.toolcheck`) before it becomes a
 Decision; a call written as text is recovered when unambiguous
-(:mod:`pagesight.agent.textcalls`). Providers (OpenAI-compatible servers, Anthropic)
+(:mod:`pagesight.planners.llm.textcalls`). Providers (OpenAI-compatible servers, Anthropic)
 implement :class:`Model`; :class:`ScriptedModel` plays a script instead, so a planner's
 context can be tested with no network — in the spirit of httpx's MockTransport and
 pydantic-ai's TestModel.
@@ -14,75 +14,21 @@ pydantic-ai's TestModel.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from dataclasses import replace
+from typing import Any
 
-from pagesight.agent.context import (
-    DEFAULT_BUDGET,
-    Context,
-    Message,
-    ToolCall,
-    effect_brief,
-    system_prompt,
-)
-from pagesight.agent.decision import Action, Batch, Decision, Done, Stop, Usage
-from pagesight.agent.registry import ToolSpec
+from pagesight.agent.decision import Action, Batch, Decision, Done, Stop
 from pagesight.agent.state import CallRecord, State
-from pagesight.agent.textcalls import read_calls
-from pagesight.agent.toolcheck import check_calls
 from pagesight.agent.untrusted import untrusted
 from pagesight.errors import InvalidOption
-from pagesight.observe.tokens import count_tokens
+from pagesight.messages import Message, ToolCall, Usage
+from pagesight.models.model import Model
+from pagesight.planners.llm.context import DEFAULT_BUDGET, Context, effect_brief, system_prompt
+from pagesight.planners.llm.textcalls import read_calls
+from pagesight.planners.llm.toolcheck import check_calls
+from pagesight.tokens import count_tokens
 
 _ids = itertools.count(1)
-
-
-@dataclass(frozen=True, kw_only=True)
-class ModelReply:
-    """What a model answered: its tool calls, any text, and the usage it reported."""
-
-    tool_calls: tuple[ToolCall, ...] = ()
-    text: str | None = None
-    usage: Usage | None = None
-
-    @classmethod
-    def calling(cls, name: str, /, **arguments: Any) -> ModelReply:
-        """A reply with one tool call (for scripts): ``ModelReply.calling("click", ref=3)``."""
-        return cls(tool_calls=(ToolCall(id=f"call_{next(_ids)}", name=name, arguments=arguments),))
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "text": self.text,
-            "tool_calls": [_call_dict(c) for c in self.tool_calls],
-        }
-
-
-class Model(Protocol):
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelReply:
-        """The model's reply to ``messages``, offered ``tools``."""
-        ...
-
-
-class ScriptedModel:
-    """A fake model that answers with the next reply of ``script`` — a ModelReply, or a
-    function of the messages sent that returns one. ``requests`` keeps every message list it
-    was sent (as the model would have read it). Past the end it calls no tool."""
-
-    def __init__(
-        self, script: Iterable[ModelReply | Callable[[Sequence[Message]], ModelReply]]
-    ) -> None:
-        self._script = list(script)
-        self.requests: list[tuple[Message, ...]] = []
-        self.tools: list[tuple[ToolSpec, ...]] = []
-
-    async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelReply:
-        self.requests.append(tuple(messages))
-        self.tools.append(tuple(tools))
-        if len(self.requests) > len(self._script):
-            return ModelReply(text="(the script has no more replies)")
-        item = self._script[len(self.requests) - 1]
-        return item(messages) if callable(item) else item
 
 
 DEFAULT_RETRIES = 2
@@ -175,7 +121,7 @@ class ModelPlanner:
                         for c in written.calls
                     )
                     problem = written.problem
-                    replies[-1]["written_calls"] = [_call_dict(c) for c in calls]
+                    replies[-1]["written_calls"] = [c.to_dict() for c in calls]
             said = Message(role="assistant", content=reply.text or "", tool_calls=calls)
             if problem is None and not calls:
                 words += 1
@@ -311,10 +257,6 @@ def _raw(replies: list[dict[str, Any]]) -> dict[str, Any]:
     if len(replies) > 1:
         last["retried"] = replies[:-1]
     return last
-
-
-def _call_dict(call: ToolCall) -> dict[str, Any]:
-    return {"id": call.id, "name": call.name, "arguments": call.arguments}
 
 
 def _words(call: ToolCall) -> str | None:

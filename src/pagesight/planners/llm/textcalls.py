@@ -26,7 +26,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
-from pagesight.agent.context import ToolCall
+from pagesight.messages import ToolCall
 
 _THINK = re.compile(r"<think>.*?(?:</think>|$)", re.DOTALL)
 _TOOL_CALL = re.compile(r"<tool_call>(.*?)(?:</tool_call>|$)", re.DOTALL)

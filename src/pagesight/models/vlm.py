@@ -15,10 +15,12 @@ as the vision fallback does.
 from __future__ import annotations
 
 import asyncio
-from typing import Literal, Protocol, get_args
+from typing import Literal, get_args
 from urllib.parse import urlsplit
 
 from pagesight.errors import InvalidOption, ModelError, VisionModelError
+from pagesight.messages import Message
+from pagesight.models.openai_chat import OpenAIChat
 
 Api = Literal["openai", "ollama"]
 
@@ -30,14 +32,8 @@ DEFAULT_PROMPT = (
 MAX_TOKENS = 400
 
 
-class Captioner(Protocol):
-    """Describes a screenshot in words."""
-
-    def caption(self, png: bytes) -> str: ...
-
-
 class VlmClient:
-    """:class:`Captioner` backed by a vision-language model at ``base_url``.
+    """A :class:`~pagesight.vision.screen.Captioner`: a vision-language model at ``base_url``.
 
     ``base_url`` is the server's root (``http://127.0.0.1:11434``); a root ending in ``/v1``
     works too. ``api_key`` is sent as a bearer token when given. ``retries``: how often a
@@ -67,9 +63,6 @@ class VlmClient:
             raise InvalidOption("model", "model must name the model to ask, e.g. 'qwen2.5vl:7b'")
         if timeout <= 0:
             raise InvalidOption("timeout", f"timeout must be positive, not {timeout!r}")
-        # Imported here: the model layer sits above vision (it knows the agent's messages).
-        from pagesight.models.openai_chat import OpenAIChat  # ModelNotConfigured without the SDK
-
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.api: Api = api
@@ -98,8 +91,6 @@ class VlmClient:
 
     def caption(self, png: bytes, *, prompt: str | None = None) -> str:
         """The model's description of the screenshot (PNG bytes)."""
-        from pagesight.agent.context import Message
-
         message = Message(role="user", content=prompt or self.prompt, images=(png,))
         try:
             reply = asyncio.run(self._model.complete([message], ()))

@@ -14,9 +14,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from pagesight.cli_run import add_run_options, check_out, run, run_agent
+from pagesight.cli.mcp import add_mcp_options, run_mcp
+from pagesight.cli.run import add_run_options, check_out, run, run_agent
 from pagesight.errors import InvalidOption, PagesightError, RuntimeFailure
-from pagesight.mcp.command import add_mcp_options, run_mcp
 
 if TYPE_CHECKING:  # the CLI imports the browser only once its arguments are checked
     from pagesight import Page

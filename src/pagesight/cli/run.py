@@ -21,11 +21,11 @@ if TYPE_CHECKING:  # the browser is imported only once the arguments are checked
     from rich.console import Console
 
     from pagesight import RunResult
-    from pagesight.agent.model import Model
     from pagesight.agent.planner import Planner
     from pagesight.agent.state import StepRecord
-    from pagesight.agent.textlayer import TextLayerResult
     from pagesight.guard.confirm import Mode, Risk, RiskRules
+    from pagesight.models.model import Model
+    from pagesight.planners.llm.textlayer import TextLayerResult
 
 DECISIONS = "decisions"
 """``--model decisions:MODEL``: the Decisions API's probability planner."""
@@ -297,8 +297,8 @@ def run(args: argparse.Namespace) -> int:
 def _origin_options(args: argparse.Namespace) -> dict[str, Any]:
     """``--allowed-origins``, ``--blocked-origins`` and ``--allow-file-access`` as the
     browser's options, checked before it starts (InvalidOption naming a bad pattern)."""
+    from pagesight.cli.mcp import origin_list
     from pagesight.guard.origins import OriginPolicy
-    from pagesight.mcp.command import origin_list
 
     options: dict[str, Any] = {
         "allowed_origins": origin_list("allowed_origins", args.allowed_origins),
@@ -345,8 +345,8 @@ def check_not_replaying_into_itself(steps: str, out: str | None) -> None:
 def goal_planner(args: argparse.Namespace) -> GoalPlanner:
     """The planner a ``--goal`` is given to, its model resolved (key, URL, SDK) before a
     browser starts."""
-    from pagesight.agent.model import ModelPlanner
     from pagesight.models import add_price, connect, resolve
+    from pagesight.planners.llm.planner import ModelPlanner
 
     if args.model is None:
         raise InvalidOption(
@@ -400,7 +400,7 @@ def _try_text_layer(
     browser's starts (the provider layer makes an SDK client per call, tied to no loop)."""
     from pagesight.agent.loop import mask_exception
     from pagesight.agent.secrets import Secrets
-    from pagesight.agent.textlayer import run_text_layer
+    from pagesight.planners.llm.textlayer import run_text_layer
 
     try:
         found = asyncio.run(
@@ -475,7 +475,7 @@ def _progress(secrets: Mapping[str, str]) -> Callable[[StepRecord], None]:
     from rich.text import Text
 
     from pagesight.agent.secrets import Secrets
-    from pagesight.runs.progress import progress_lines
+    from pagesight.cli.progress import progress_lines
 
     mask, console = Secrets(secrets).mask, _console()
 

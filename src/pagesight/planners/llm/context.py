@@ -10,59 +10,16 @@ past the budget (default 128,000) :class:`~pagesight.errors.ContextOverflow` say
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from dataclasses import replace
+from typing import Any
 
 from pagesight.agent.untrusted import RULE, untrusted
 from pagesight.errors import ContextOverflow, InvalidOption
-from pagesight.observe.tokens import count_tokens
+from pagesight.messages import Message, Role
 
 DEFAULT_BUDGET = 128_000
 _PER_MESSAGE = 4
 """Tokens a chat format spends on a message's role and separators (OpenAI's figure)."""
-
-Role = Literal["system", "user", "assistant", "tool"]
-
-
-@dataclass(frozen=True, kw_only=True)
-class ToolCall:
-    """A model's call of a tool: ``id`` to answer it by, the tool's name, its arguments."""
-
-    id: str
-    name: str
-    arguments: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True, kw_only=True)
-class Message:
-    role: Role
-    content: str
-    tool_calls: tuple[ToolCall, ...] = ()
-    """An assistant message's tool calls."""
-    tool_call_id: str | None = None
-    """A tool message: the call it answers."""
-    images: tuple[bytes, ...] = ()
-    """PNG screenshots shown with the message (the set-of-marks screenshot once the
-    observation has turned to vision); a provider sends them as images."""
-    stub: str | None = None
-    """What the message collapses to once a newer observation arrives (``None``: it holds
-    no observation and stays as it is)."""
-
-    @property
-    def tokens(self) -> int:
-        calls = sum(count_tokens(f"{c.name} {c.arguments}") for c in self.tool_calls)
-        images = sum(image_tokens(png) for png in self.images)
-        return _PER_MESSAGE + count_tokens(self.content) + calls + images
-
-
-def image_tokens(png: bytes) -> int:
-    """About what a model is charged for a PNG: its pixels / 750 (Anthropic's published
-    estimate; OpenAI's tiles come to about the same for a 1280x800 screenshot), read off
-    the PNG's header."""
-    if len(png) < 24 or not png.startswith(b"\x89PNG"):
-        return 0
-    width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
-    return -(-width * height // 750)
 
 
 def system_prompt(skills: str) -> str:

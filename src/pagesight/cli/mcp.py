@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from pagesight.cli_run import SECRET_HELP, checked_secrets, secret_option
+from pagesight.cli.run import SECRET_HELP, checked_secrets, secret_option
 from pagesight.errors import InvalidOption
 
 TRANSPORTS = ("stdio", "http")
@@ -71,7 +71,7 @@ def add_mcp_options(commands: argparse._SubParsersAction[Any]) -> None:
         metavar="NAME=VALUE",
         help=SECRET_HELP + "; the model types it as {{NAME}}",
     )
-    from pagesight.cli_run import add_confirm_options
+    from pagesight.cli.run import add_confirm_options
 
     add_confirm_options(mcp)  # the user is asked by elicitation, where the client can
 
@@ -79,7 +79,7 @@ def add_mcp_options(commands: argparse._SubParsersAction[Any]) -> None:
 def run_mcp(args: argparse.Namespace) -> int:
     """Check the options, then serve until the client goes (stdio) or SIGTERM / Ctrl-C."""
     from pagesight.agent.secrets import Secrets
-    from pagesight.cli_run import confirm_rules
+    from pagesight.cli.run import confirm_rules
     from pagesight.guard.confirm import ConfirmPolicy
     from pagesight.mcp.browsers import BrowserOptions, check_guard_options
     from pagesight.mcp.server import PagesightMCP

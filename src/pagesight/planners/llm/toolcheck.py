@@ -15,9 +15,8 @@ from typing import Any
 
 import pydantic
 
-from pagesight.agent.context import ToolCall
-from pagesight.agent.registry import ToolSpec
 from pagesight.agent.tool import validation_message
+from pagesight.messages import ToolCall, ToolSpec
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -36,15 +36,14 @@ from typing import Any, Literal
 import httpx
 import pydantic
 
-from pagesight.agent.context import Message
-from pagesight.agent.decision import Done, Usage
+from pagesight.agent.decision import Done
 from pagesight.agent.intent import changes_something
-from pagesight.agent.model import Model, ModelReply
-from pagesight.agent.registry import ToolSpec
 from pagesight.agent.secrets import Secrets
 from pagesight.agent.state import RunResult, StepRecord
 from pagesight.agent.untrusted import RULE, untrusted
 from pagesight.errors import InvalidOption
+from pagesight.messages import Message, ModelReply, ToolSpec, Usage
+from pagesight.models.model import Model
 from pagesight.runs.record import RunRecorder, default_folder
 
 USER_AGENT = (

@@ -1,7 +1,7 @@
 """A fake vision-language model server on 127.0.0.1, for tests and offline demos.
 
 It speaks the OpenAI-compatible ``POST /v1/chat/completions`` (plus ``GET /v1/models``)
-that :mod:`pagesight.vision.vlm` asks every server through, and Ollama's own
+that :mod:`pagesight.models.vlm` asks every server through, and Ollama's own
 ``POST /api/chat`` (plus ``GET /api/tags``) for other clients, with each API's own error
 shapes. Its caption is computed from the
 image it receives (size and dominant colour), so a test can tell that the screenshot really
@@ -11,7 +11,7 @@ travelled. Every request body is kept in ``requests``.
         client = VlmClient(base_url=server.base_url, model="qwen2.5vl:7b", api="ollama")
         print(client.caption(png))
 
-Run it on its own with ``python -m pagesight.vision.fake_vlm --port 11434``.
+Run it on its own with ``python -m pagesight.testing.fake_vlm --port 11434``.
 """
 
 from __future__ import annotations
