@@ -34,7 +34,7 @@ from pagesight.vision.ocr import OcrEngine
 from pagesight.vision.screen import Captioner, Capture
 
 if TYPE_CHECKING:
-    from pagesight.planners.llm.textlayer import TextLayerResult
+    from pagesight.agent.state import TextLayerResult
 
 T = TypeVar("T")
 

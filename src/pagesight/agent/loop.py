@@ -46,6 +46,7 @@ from pagesight.agent.state import (
     State,
     StepRecord,
     StopReason,
+    TextLayerResult,
 )
 from pagesight.agent.tool import ToolResult
 from pagesight.errors import ContextOverflow, InvalidOption
@@ -58,7 +59,6 @@ from pagesight.vision.screen import Capture
 if TYPE_CHECKING:
     from pagesight.browser.browser import AsyncBrowser
     from pagesight.browser.page import AsyncPage
-    from pagesight.planners.llm.textlayer import TextLayerResult
 
 REPEATED_ERRORS = 3
 """Steps in a row failing with the same kind of error that stop a run."""

@@ -204,3 +204,25 @@ class RunResult:
             "cost": usage.cost if usage is not None else None,
             "seconds": round(self.seconds, 3),
         }
+
+
+@dataclass(frozen=True, kw_only=True)
+class TextLayerResult:
+    """What the text layer (:mod:`pagesight.planners.llm.textlayer`) came to: the run, when the
+    page's text answered the goal; else why not, and what asking the model cost (the browser
+    run that follows counts it)."""
+
+    run: RunResult | None
+    """The run, ended ``done`` with ``layer`` ``"text"``, when the text answered."""
+    tried: bool
+    """Whether the layer ran at all: ``False`` for a goal that changes something (nothing
+    fetched, no model asked)."""
+    usage: Usage | None
+    """What the model reported its call cost, answered or not; ``None`` when it was not
+    asked (or reported nothing)."""
+    reason: str
+    """Why the text did not answer (empty when it did)."""
+
+    @property
+    def answered(self) -> bool:
+        return self.run is not None

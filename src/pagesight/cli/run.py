@@ -22,10 +22,9 @@ if TYPE_CHECKING:  # the browser is imported only once the arguments are checked
 
     from pagesight import RunResult
     from pagesight.agent.planner import Planner
-    from pagesight.agent.state import StepRecord
+    from pagesight.agent.state import StepRecord, TextLayerResult
     from pagesight.guard.confirm import Mode, Risk, RiskRules
     from pagesight.models.model import Model
-    from pagesight.planners.llm.textlayer import TextLayerResult
 
 DECISIONS = "decisions"
 """``--model decisions:MODEL``: the Decisions API's probability planner."""

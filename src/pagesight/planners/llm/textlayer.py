@@ -13,8 +13,8 @@ starts, :func:`run_text_layer`:
    ``answer_from_text(answered, answer)``, whose arguments pydantic checks;
 5. when the model says the text answers the goal, writes the run's folder (``summary.json``
    with ``layer: "text"``, one ``run.jsonl`` line, ``report.html``, ``steps.txt``) and returns
-   a :class:`TextLayerResult` whose ``run`` is a :class:`~pagesight.agent.state.RunResult`
-   ended ``done``.
+   a :class:`~pagesight.agent.state.TextLayerResult` whose ``run`` is a
+   :class:`~pagesight.agent.state.RunResult` ended ``done``.
 
 Anything else — the goal changes something, the fetch fails (an error status, a refused
 connection, a timeout, a non-HTML answer), the model says no or answers off the schema —
@@ -39,7 +39,7 @@ import pydantic
 from pagesight.agent.decision import Done
 from pagesight.agent.intent import changes_something
 from pagesight.agent.secrets import Secrets
-from pagesight.agent.state import RunResult, StepRecord
+from pagesight.agent.state import RunResult, StepRecord, TextLayerResult
 from pagesight.agent.untrusted import RULE, untrusted
 from pagesight.errors import InvalidOption
 from pagesight.messages import Message, ModelReply, ToolSpec, Usage
@@ -172,27 +172,6 @@ async def read_page(
         extractor=extractor,
         truncated=truncated,
     )
-
-
-@dataclass(frozen=True, kw_only=True)
-class TextLayerResult:
-    """What the text layer came to: the run, when the page's text answered the goal; else
-    why not, and what asking the model cost (the browser run that follows counts it)."""
-
-    run: RunResult | None
-    """The run, ended ``done`` with ``layer`` ``"text"``, when the text answered."""
-    tried: bool
-    """Whether the layer ran at all: ``False`` for a goal that changes something (nothing
-    fetched, no model asked)."""
-    usage: Usage | None
-    """What the model reported its call cost, answered or not; ``None`` when it was not
-    asked (or reported nothing)."""
-    reason: str
-    """Why the text did not answer (empty when it did)."""
-
-    @property
-    def answered(self) -> bool:
-        return self.run is not None
 
 
 @dataclass(frozen=True, kw_only=True)
