@@ -17,10 +17,13 @@ demo: setup
 test: setup lint
 	$(PY) -m pytest -q -n 4 --dist loadscope
 
+# lint-imports: the layers of pyproject's [tool.importlinter] import one way, down, and no
+# package has an import cycle, counting imports under TYPE_CHECKING and inside functions.
 lint: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
+	$(VENV)/bin/lint-imports --no-cache
 
 bench: setup
 	$(PY) benchmarks/observe.py
