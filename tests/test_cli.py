@@ -38,7 +38,7 @@ BOUNDS = re.compile(r" @-?\d+,-?\d+ \d+x\d+$")
 
 def _start(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "pagesight.cli", *args],
+        [sys.executable, "-m", "pagesight", *args],
         cwd=REPO,
         env={**os.environ, **(env or {})},
         stdout=subprocess.PIPE,

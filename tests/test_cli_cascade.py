@@ -35,7 +35,7 @@ SRC = Path(__file__).resolve().parents[1] / "src"
 MODEL = "openai:gpt-4.1-mini"
 US_DELIVERY = "How long does standard delivery to the United States take?"
 
-# The CLI as `python -m pagesight.cli` runs it, with a hook logging each process started.
+# The CLI as `python -m pagesight` runs it, with a hook logging each process started.
 PROBED = """
 import runpy, sys
 log = open(sys.argv.pop(1), "a", encoding="utf-8")
@@ -46,7 +46,7 @@ def hook(event, args):
         log.write(f"{event} {args[0]}\\n")
     log.flush()
 sys.addaudithook(hook)
-runpy.run_module("pagesight.cli", run_name="__main__", alter_sys=True)
+runpy.run_module("pagesight", run_name="__main__", alter_sys=True)
 """
 
 _KEYS = (

@@ -36,7 +36,7 @@ Run = tuple[subprocess.Popen[str], Path]
 def _start(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
     environ = {k: v for k, v in os.environ.items() if k != "TOKEN"}
     return subprocess.Popen(
-        [sys.executable, "-m", "pagesight.cli", "run", *args],
+        [sys.executable, "-m", "pagesight", "run", *args],
         cwd=REPO,
         env={**environ, **(env or {})},
         stdout=subprocess.PIPE,

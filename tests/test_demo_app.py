@@ -470,7 +470,7 @@ SERVING = re.compile(r"^Orbit CRM on (http://127\.0\.0\.1:\d+) \(database (.+)\)
 
 def _serve(*args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "pagesight.cli", "demo", "serve", *args],
+        [sys.executable, "-m", "pagesight", "demo", "serve", *args],
         cwd=REPO,
         env={**os.environ, "PYTHONPATH": str(REPO / "src")},
         stdout=subprocess.PIPE,

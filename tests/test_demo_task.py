@@ -31,7 +31,7 @@ def test_demo_command_twice_in_a_row_saves_both_fields(
         done: subprocess.CompletedProcess[str] | Done
         if n == 1:
             done = subprocess.run(
-                [sys.executable, "-m", "pagesight.cli", "demo", "--out", str(out)],
+                [sys.executable, "-m", "pagesight", "demo", "--out", str(out)],
                 check=False,
                 capture_output=True,
                 text=True,

@@ -187,7 +187,7 @@ def test_cli_find_json(browser: Browser, server: StaticServer) -> None:
 
 def _start(*args: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "pagesight.cli", *args],
+        [sys.executable, "-m", "pagesight", *args],
         cwd=REPO,
         env=os.environ.copy(),
         stdout=subprocess.PIPE,

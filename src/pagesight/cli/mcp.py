@@ -17,7 +17,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from pagesight.cli.run import SECRET_HELP, checked_secrets, secret_option
+from pagesight.cli.options import (
+    SECRET_HELP,
+    add_confirm_options,
+    checked_secrets,
+    confirm_rules,
+    origin_list,
+    secret_option,
+)
 from pagesight.errors import InvalidOption
 
 TRANSPORTS = ("stdio", "http")
@@ -71,15 +78,12 @@ def add_mcp_options(commands: argparse._SubParsersAction[Any]) -> None:
         metavar="NAME=VALUE",
         help=SECRET_HELP + "; the model types it as {{NAME}}",
     )
-    from pagesight.cli.run import add_confirm_options
-
     add_confirm_options(mcp)  # the user is asked by elicitation, where the client can
 
 
 def run_mcp(args: argparse.Namespace) -> int:
     """Check the options, then serve until the client goes (stdio) or SIGTERM / Ctrl-C."""
     from pagesight.agent.secrets import Secrets
-    from pagesight.cli.run import confirm_rules
     from pagesight.guard.confirm import ConfirmPolicy
     from pagesight.mcp.browsers import BrowserOptions, check_guard_options
     from pagesight.mcp.server import PagesightMCP
@@ -152,14 +156,3 @@ def _output_dir(value: str | None) -> Path:
             "output_dir", f"cannot make the folder {folder} ({exc.strerror or exc})"
         ) from exc
     return folder
-
-
-def origin_list(option: str, value: str | None) -> tuple[str, ...] | None:
-    """An origin list option (``--allowed-origins``, ``--blocked-origins``) as given,
-    separated by ``;`` or ``,`` (the origin guard checks each pattern); shared with ``run``."""
-    if value is None:
-        return None
-    origins = tuple(o.strip() for o in value.replace(";", ",").split(",") if o.strip())
-    if not origins:
-        raise InvalidOption(option, "give at least one origin, e.g. https://example.com")
-    return origins

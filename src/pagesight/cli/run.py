@@ -8,13 +8,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pagesight.cli.options import (
+    SECRET_HELP,
+    add_confirm_options,
+    check_out,
+    checked_secrets,
+    confirm_rules,
+    origin_list,
+    parse_viewport,
+    secret_option,
+    terminal_confirmer,
+)
 from pagesight.errors import InvalidOption
 
 if TYPE_CHECKING:  # the browser is imported only once the arguments are checked
@@ -23,43 +33,11 @@ if TYPE_CHECKING:  # the browser is imported only once the arguments are checked
     from pagesight import RunResult
     from pagesight.agent.planner import Planner
     from pagesight.agent.state import StepRecord, TextLayerResult
-    from pagesight.guard.confirm import Mode, Risk, RiskRules
+    from pagesight.guard.confirm import Mode, RiskRules
     from pagesight.models.model import Model
 
 DECISIONS = "decisions"
 """``--model decisions:MODEL``: the Decisions API's probability planner."""
-
-
-def secret_option(value: str) -> tuple[str, str]:
-    """``--secret NAME=VALUE``, ``NAME@ORIGIN[,ORIGIN…]=VALUE``, or ``NAME=`` (the value from
-    ``PAGESIGHT_SECRET_NAME``): the key (name and scope) and the value."""
-    key, sep, secret = value.partition("=")
-    if not sep or not key.partition("@")[0].strip():
-        # Never echo it: a value given without its NAME= is still a secret.
-        raise argparse.ArgumentTypeError("expected NAME=VALUE (what was given is not shown)")
-    return key.strip(), secret
-
-
-def checked_secrets(given: list[tuple[str, str]]) -> dict[str, str]:
-    """The ``--secret`` options and the ``PAGESIGHT_SECRET_<NAME>`` variables, a bad name or
-    scope refused (as ``--secret``) before a browser starts."""
-    from pagesight.agent.secrets import Secrets, gathered
-
-    secrets = gathered(given, os.environ)
-    try:
-        Secrets(secrets)
-    except InvalidOption as exc:
-        raise InvalidOption("secret", str(exc)) from exc
-    return secrets
-
-
-SECRET_HELP = (
-    "a value {{NAME}} stands for, typed into the page but never shown or written: "
-    "NAME=VALUE; NAME@ORIGIN[,ORIGIN]=VALUE to type it only on those origins (another is "
-    "refused); NAME= (or NAME@ORIGIN=) to read it from the environment variable "
-    "PAGESIGHT_SECRET_NAME, out of the process list. Every PAGESIGHT_SECRET_<NAME> set is "
-    "a secret too"
-)
 
 
 def _price(value: str) -> tuple[float, float]:
@@ -76,11 +54,8 @@ def _price(value: str) -> tuple[float, float]:
     return prices
 
 
-def add_run_options(
-    commands: argparse._SubParsersAction[Any], viewport: Callable[[str], tuple[int, int]]
-) -> None:
-    """The ``run`` command's parser (``viewport``: the type of ``--viewport``, shared with
-    the other commands)."""
+def add_run_options(commands: argparse._SubParsersAction[Any]) -> None:
+    """The ``run`` command's parser."""
     run = commands.add_parser("run", help="run a task on a page: a script of steps, or a goal")
     run.add_argument("url", help="the page to start on: an http(s) URL or a local HTML file")
     task = run.add_mutually_exclusive_group(required=True)
@@ -166,7 +141,7 @@ def add_run_options(
         action="store_true",
         help="allow file:// pages while --allowed-origins is set (refused otherwise)",
     )
-    run.add_argument("--viewport", type=viewport, default=None, metavar="WxH")
+    run.add_argument("--viewport", type=parse_viewport, default=None, metavar="WxH")
     run.add_argument(
         "--timeout",
         type=float,
@@ -174,50 +149,6 @@ def add_run_options(
         metavar="SECONDS",
         help="how long the page may take to load and to answer each look at it (default 30)",
     )
-
-
-def add_confirm_options(command: argparse.ArgumentParser) -> None:
-    """``--confirm`` and ``--confirm-rules`` (``run`` and ``mcp``)."""
-    from pagesight.guard.confirm import MODES
-
-    command.add_argument(
-        "--confirm",
-        choices=MODES,
-        default="risky",
-        help="which actions need a person's yes first: risky (default: deleting, paying, "
-        "sending, ordering, submitting a password or card, accepting a confirm() dialog), "
-        "all, or never",
-    )
-    command.add_argument(
-        "--confirm-rules",
-        metavar="FILE",
-        default=None,
-        help='a JSON file of words to add to the risk rules: {"control_words": ["archive"], '
-        '"field_words": ["routing number"]}',
-    )
-
-
-def confirm_rules(path: str | None) -> RiskRules:
-    from pagesight.guard.confirm import RiskRules
-
-    return RiskRules() if path is None else RiskRules.load(path)
-
-
-def terminal_confirmer(mask: Callable[[str], str] = str) -> Callable[[Risk], bool] | None:
-    """Asks on the terminal when there is a person at it (stdin a TTY); ``None`` otherwise
-    (a pipe, a CI job), so that a risky step ends the run with ``needs_person``. ``mask``
-    writes the run's secrets ``{{NAME}}`` in the question (it may quote the page)."""
-    if not sys.stdin.isatty():
-        return None
-
-    def ask(risk: Risk) -> bool:
-        try:
-            answer = input(f"{mask(risk.question())} [y/N] ")
-        except EOFError:  # the terminal went: no one said yes
-            return False
-        return answer.strip().lower() in ("y", "yes")
-
-    return ask
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -296,7 +227,6 @@ def run(args: argparse.Namespace) -> int:
 def _origin_options(args: argparse.Namespace) -> dict[str, Any]:
     """``--allowed-origins``, ``--blocked-origins`` and ``--allow-file-access`` as the
     browser's options, checked before it starts (InvalidOption naming a bad pattern)."""
-    from pagesight.cli.mcp import origin_list
     from pagesight.guard.origins import OriginPolicy
 
     options: dict[str, Any] = {
@@ -308,21 +238,6 @@ def _origin_options(args: argparse.Namespace) -> dict[str, Any]:
         options["allowed_origins"], options["allow_file_access"], options["blocked_origins"]
     )
     return options
-
-
-def check_out(value: str | None) -> None:
-    """Refuse an ``--out`` that cannot be a folder before a browser starts, rather than fail
-    with the recorder's FileExistsError once the run has begun."""
-    if value is None:
-        return
-    path = Path(value).expanduser()
-    if path.exists() and not path.is_dir():
-        raise InvalidOption("out", f"{value!r} is a file, not a folder for the run's records")
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise InvalidOption("out", f"{value!r} is inside a file ({parent}), not a folder")
-            return
 
 
 def check_not_replaying_into_itself(steps: str, out: str | None) -> None:
