@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pagesight.guard.origins import Refused
-from pagesight.observe.observation import Changes, Element, Observation
+from pagesight.observe.elements import Changes, Element
+from pagesight.observe.observation import Observation
 from pagesight.observe.tree import Bounds, Node
 from pagesight.vision.diff import ScreenChange
 

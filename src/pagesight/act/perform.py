@@ -27,7 +27,7 @@ from pagesight.act.effect import Moved
 from pagesight.act.resolve import act_script, helper
 from pagesight.cdp import CdpSession
 from pagesight.errors import ActionError, InvalidOption, StaleElement
-from pagesight.observe.observation import Element
+from pagesight.observe.elements import Element
 
 ActionName = Literal[
     "click", "hover", "input", "input_submit", "press_key", "select", "scroll", "upload", "drag"

@@ -51,7 +51,8 @@ from pagesight.agent.tool import ToolResult
 from pagesight.errors import ContextOverflow, InvalidOption
 from pagesight.guard.confirm import Asker, ConfirmPolicy, Mode, Risk, RiskRules, check_mode
 from pagesight.observe import passes
-from pagesight.observe.observation import Element, Observation
+from pagesight.observe.elements import Element
+from pagesight.observe.observation import Observation
 from pagesight.runs.record import FINAL_SHOT, RunRecorder, default_folder
 from pagesight.vision.screen import Capture
 

@@ -51,10 +51,10 @@ from pagesight.errors import (
 from pagesight.observe import passes
 from pagesight.observe.blind import offers_something
 from pagesight.observe.budget import fit_tokens
+from pagesight.observe.elements import Element
 from pagesight.observe.find import Match, check_query
 from pagesight.observe.ids import ElementLocation
 from pagesight.observe.observation import (
-    Element,
     Mode,
     Observation,
     ObserveMode,

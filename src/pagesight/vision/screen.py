@@ -17,8 +17,9 @@ from playwright.async_api import Page as PlaywrightPage
 from pagesight.cdp import CdpSession, translate
 from pagesight.errors import VisionModelError
 from pagesight.observe import passes
+from pagesight.observe.elements import Element
 from pagesight.observe.ids import IdRegistry
-from pagesight.observe.observation import Element, Observation
+from pagesight.observe.observation import Observation
 from pagesight.observe.tree import Bounds, Node
 from pagesight.vision.diff import ScreenChange, diff_screens
 from pagesight.vision.marks import draw_marks, marks_for
