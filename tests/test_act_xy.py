@@ -10,7 +10,7 @@ import pytest
 
 from conftest import StaticServer
 from pagesight import Browser, InvalidOption
-from pagesight.observe.observation import Element
+from pagesight.observe.elements import Element
 from support import one
 from vision_support import app_state, open_canvas
 

@@ -41,7 +41,8 @@ from pagesight import Browser
 from pagesight.agent import decision
 from pagesight.agent.state import RunResult, StepRecord
 from pagesight.errors import RecordsNotWritten
-from pagesight.runs.record import RunRecorder, write_atomically
+from pagesight.runs.folder import write_atomically
+from pagesight.runs.record import RunRecorder
 from pagesight.testing import Drop, Failure, FakeOpenAI, Hang, Reply
 
 GOAL = "Save order 1042"
@@ -337,12 +338,12 @@ def test_a_line_or_summary_the_full_disk_has_no_room_for_is_not_written_at_all(
     folder = disk / "records"
     recorder = RunRecorder(folder)
     recorder.start()
-    recorder.step(_step(1, "short"))
+    recorder.step(_step(1, "short").to_dict())
     # One page left: a line of two takes it, and the write stops there — half a line.
     filler = _fill(disk, leave=4096)
     try:
         with pytest.raises(RecordsNotWritten) as caught:
-            recorder.step(_step(2, "long " * 2000))
+            recorder.step(_step(2, "long " * 2000).to_dict())
         assert caught.value.errno == errno.ENOSPC
         assert str(caught.value) == (
             f"cannot write the run's run.jsonl in {folder}: No space left on device; free some "
@@ -362,7 +363,7 @@ def test_a_line_or_summary_the_full_disk_has_no_room_for_is_not_written_at_all(
             folder=folder,
         )
         with pytest.raises(RecordsNotWritten):
-            recorder.finish(result)
+            recorder.finish(result.summary())
         assert not (folder / "summary.json").exists()
         assert [p.name for p in folder.iterdir() if p.name.startswith(".")] == []
         assert [r["step"] for r in _records(folder)] == [1]

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from pagesight.cjk import is_cjk
+from pagesight.observe.elements import Element
 from pagesight.observe.find import (
     RULES,
     WEIGHTS,
@@ -28,7 +29,6 @@ from pagesight.observe.find import (
     whole_query,
 )
 from pagesight.observe.markup import Markup
-from pagesight.observe.observation import Element
 
 
 def el(

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from pagesight import Observation
 from pagesight.observe import passes
-from pagesight.observe.budget import fit_tokens, truncate_chars
+from pagesight.observe.budget import fit_tokens
 from pagesight.observe.ids import IdRegistry
+from pagesight.observe.render import truncate_chars
 from pagesight.observe.tree import Node
 
 

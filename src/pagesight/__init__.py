@@ -39,8 +39,9 @@ from pagesight.errors import (
     VisionModelError,
 )
 from pagesight.guard.confirm import Risk, RiskRules
+from pagesight.observe.elements import Changes, Element
 from pagesight.observe.find import Match
-from pagesight.observe.observation import Changes, Element, Observation
+from pagesight.observe.observation import Observation
 from pagesight.planners.steps import StepsPlanner
 from pagesight.sync import Agent, Browser, Page
 

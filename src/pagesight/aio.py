@@ -9,8 +9,9 @@ from pagesight.agent.state import RunResult
 from pagesight.browser.browser import AsyncBrowser
 from pagesight.browser.page import AsyncPage
 from pagesight.guard.confirm import Risk, RiskRules
+from pagesight.observe.elements import Changes, Element
 from pagesight.observe.find import Match
-from pagesight.observe.observation import Changes, Element, Observation
+from pagesight.observe.observation import Observation
 
 __all__ = [
     "Action",

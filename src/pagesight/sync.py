@@ -11,8 +11,9 @@ import threading
 from collections.abc import Callable, Collection, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, Unpack
 
+from pagesight.act.args import ActOptions
 from pagesight.act.batch import BatchResult
 from pagesight.act.effect import Effect
 from pagesight.act.events import DialogPolicy
@@ -260,43 +261,13 @@ class Page:
         element_id: int | None,
         action: str,
         *,
-        text: str | None = None,
-        append: bool = False,
-        key: str | None = None,
-        values: str | Sequence[str] | None = None,
-        direction: str | None = None,
-        pixels: int | None = None,
-        files: str | Path | Sequence[str | Path] | None = None,
-        hold: float | None = None,
-        count: int = 1,
-        button: str = "left",
-        to: int | None = None,
-        by: Sequence[float] | None = None,
-        keys: bool | None = None,
         wait: float = 5.0,
         timeout: float = 10.0,
+        **options: Unpack[ActOptions],
     ) -> Effect:
         """See :meth:`pagesight.aio.AsyncPage.act`."""
         return self._loop.run(
-            self._page.act(
-                element_id,
-                action,
-                text=text,
-                append=append,
-                key=key,
-                values=values,
-                direction=direction,
-                pixels=pixels,
-                files=files,
-                hold=hold,
-                count=count,
-                button=button,
-                to=to,
-                by=by,
-                keys=keys,
-                wait=wait,
-                timeout=timeout,
-            )
+            self._page.act(element_id, action, wait=wait, timeout=timeout, **options)
         )
 
     def act_at(

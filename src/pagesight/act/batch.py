@@ -15,18 +15,19 @@ and the batch is not ``ok``.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Literal
 
+from pagesight.act.args import ActOptions, check_args
 from pagesight.act.effect import Effect
 from pagesight.act.navigation import normalise_url
-from pagesight.act.perform import ACTIONS, Args, check_args
+from pagesight.act.perform import ACTIONS
 from pagesight.errors import ActionError, InputError, InvalidOption, OriginNotAllowed
 from pagesight.observe.observation import check_times
 
 Status = Literal["done", "failed", "refused", "not_run"]
 _PAGE_ACTIONS = ("navigate", "back")
-_ACT_ARGS = frozenset({f.name for f in fields(Args)} | {"wait", "timeout"})
+_ACT_ARGS = ActOptions.__optional_keys__ | {"wait", "timeout"}
 _ARGS = {
     "navigate": frozenset({"url", "wait", "timeout"}),
     "back": frozenset({"wait", "timeout"}),
@@ -135,17 +136,7 @@ def _check_values(element_id: int | None, action: str, args: dict[str, Any]) -> 
     check_times(wait=args.get("wait", 0.0), timeout=args.get("timeout", 1.0))
     if action in ACTIONS:
         options = {k: v for k, v in args.items() if k not in ("wait", "timeout")}
-        check_args(action, element_id, **{**_UNSET, **options})
-
-
-_UNSET: dict[str, Any] = {
-    "text": None,
-    "append": False,
-    "key": None,
-    "values": None,
-    "direction": None,
-    "pixels": None,
-}
+        check_args(action, element_id, **options)
 
 
 async def run_batch(

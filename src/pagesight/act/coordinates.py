@@ -18,9 +18,10 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
 from pagesight.act import gestures
+from pagesight.act.args import Args, check_click
 from pagesight.act.effect import Moved
 from pagesight.act.gestures import click as click_at
-from pagesight.act.perform import Args, Performed, check_click
+from pagesight.act.perform import Performed
 from pagesight.errors import InvalidOption
 from pagesight.observe.observation import Observation
 

@@ -13,9 +13,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pagesight.guard.origins import Refused
-from pagesight.observe.observation import Changes, Element, Observation
+from pagesight.observe.elements import Changes, Element
+from pagesight.observe.observation import Observation
 from pagesight.observe.tree import Bounds, Node
-from pagesight.vision.diff import ScreenChange
 
 EffectKind = Literal[
     "navigation",
@@ -133,6 +133,20 @@ class Moved:
 
 def _box(b: Bounds) -> str:
     return f"{b[0]},{b[1]} {b[2]}x{b[3]}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ScreenChange:
+    """The region of the screen that changed and how much of the screen that is: what an
+    action on a page read off the screen changed (found by
+    :func:`pagesight.vision.diff_screens`)."""
+
+    bounds: tuple[int, int, int, int]
+    """x, y, width, height in CSS pixels: the smallest box holding every changed pixel."""
+    share: float
+    """Changed pixels as a share of all pixels (0 to 1)."""
+    pixels: int
+    """Changed pixels, in screenshot pixels."""
 
 
 @dataclass(frozen=True, kw_only=True)

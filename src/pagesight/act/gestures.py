@@ -12,19 +12,17 @@ import asyncio
 import mimetypes
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from playwright.async_api import ElementHandle, Mouse
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
+from pagesight.act.args import Args
 from pagesight.act.effect import Moved
 from pagesight.act.resolve import helper
 from pagesight.cdp import CdpSession
 from pagesight.errors import ActionError, InvalidOption
-
-if TYPE_CHECKING:
-    from pagesight.act.perform import Args
 
 CHOOSER_WAIT_S = 2.0
 """How long a click may take to open a file chooser before the upload is given up."""

@@ -10,9 +10,8 @@ input (``DOM.setFileInputFiles``) or the file chooser a click opens.
 from __future__ import annotations
 
 import asyncio
-import math
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -22,12 +21,13 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
 from pagesight.act import gestures
+from pagesight.act.args import SCROLL_DIRECTIONS, Args
 from pagesight.act.dates import DATE_TYPES, FORMATS, control_value
 from pagesight.act.effect import Moved
 from pagesight.act.resolve import act_script, helper
 from pagesight.cdp import CdpSession
 from pagesight.errors import ActionError, InvalidOption, StaleElement
-from pagesight.observe.observation import Element
+from pagesight.observe.elements import Element
 
 ActionName = Literal[
     "click", "hover", "input", "input_submit", "press_key", "select", "scroll", "upload", "drag"
@@ -45,61 +45,14 @@ ACTIONS: tuple[ActionName, ...] = (
 )
 POINTER_ACTIONS = frozenset({"click", "hover", "upload", "drag"})
 """Actions that put the pointer on the element: it is hit-tested again right before."""
-Button = Literal["left", "right", "middle"]
-_BUTTONS = ("left", "right", "middle")
-MAX_HOLD_S = 10.0
-"""The longest press-and-hold: hold-to-confirm buttons want a second or three."""
-MAX_COUNT = 3
-"""Clicks in a row: a double or a triple click (a word, a paragraph)."""
-MAX_DRAG_PX = 10_000
-Direction = Literal["up", "down", "left", "right"]
-_DIRECTIONS: dict[str, tuple[str, int]] = {
-    "up": ("y", -1),
-    "down": ("y", 1),
-    "left": ("x", -1),
-    "right": ("x", 1),
-}
-_MODIFIERS = frozenset({"Alt", "Control", "ControlOrMeta", "Meta", "Shift"})
-_NAMED_KEYS = frozenset(
-    {
-        "Backspace", "Tab", "Enter", "Escape", "Space", "Delete", "Insert", "Home", "End",
-        "PageUp", "PageDown", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight", "CapsLock",
-        "ContextMenu", "NumLock", "ScrollLock", "Pause", "PrintScreen", "Alt", "Control",
-        "Meta", "Shift", "ControlOrMeta", "NumpadEnter", "NumpadAdd", "NumpadSubtract",
-        "NumpadMultiply", "NumpadDivide", "NumpadDecimal", "Equal", "Minus", "Comma", "Period",
-        "Slash", "Backslash", "Semicolon", "Quote", "Backquote", "BracketLeft", "BracketRight",
-    }
-)  # fmt: skip
 _CHOOSER_OPENERS = frozenset({"button", "link", "clickable", "a", "label"})
 """What a click may open a file chooser from, when no file input is known beside it."""
-# F1-F12 only: Playwright's keyboard (the US layout) has no F13-F24, and would fail on them
-# after the page had been touched.
-_CODE_KEY = re.compile(r"F([1-9]|1[0-2])|Key[A-Z]|Digit[0-9]|Numpad[0-9]")
 _LINE_BREAK = re.compile(r"\r\n?|\n")
 POPUP_WAIT_S = 2.0
 _HAS_FOCUS = """(el) => {
   const active = el.getRootNode().activeElement || el.ownerDocument.activeElement;
   return el === active || el.contains(active);
 }"""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Args:
-    """An action's arguments, checked once before anything touches the page."""
-
-    text: str | None = None
-    append: bool = False
-    key: str | None = None
-    values: tuple[str, ...] = ()
-    direction: Direction | None = None
-    pixels: int | None = None
-    files: tuple[Path, ...] = ()
-    hold: float | None = None
-    count: int = 1
-    button: Button = "left"
-    to: int | None = None
-    by: tuple[float, float] | None = None
-    keys: bool | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -112,157 +65,6 @@ class Performed:
     """For a drag: what moved, to be measured once the page has settled."""
     errors: tuple[str, ...] = ()
     """What is wrong though the action ran (a file of a type the input does not accept)."""
-
-
-def check_args(
-    action: str,
-    element_id: int | None,
-    *,
-    text: str | None,
-    append: bool,
-    key: str | None,
-    values: str | Sequence[str] | None,
-    direction: str | None,
-    pixels: int | None,
-    files: str | Path | Sequence[str | Path] | None = None,
-    hold: float | None = None,
-    count: int = 1,
-    button: str = "left",
-    to: int | None = None,
-    by: Sequence[float] | None = None,
-    keys: bool | None = None,
-) -> Args:
-    """Raise :class:`InvalidOption` for arguments the action cannot use; else the tidy form."""
-    # An id read as text ("7") is the caller's slip, not an element that went away.
-    if element_id is not None and (isinstance(element_id, bool) or not isinstance(element_id, int)):
-        raise InvalidOption(
-            "element_id",
-            f"element_id must be an id from an observation (an int) or None, not {element_id!r}",
-        )
-    if action in ("input", "input_submit") and not isinstance(text, str):
-        raise InvalidOption("text", f"{action} needs text=, the string to type")
-    if keys is not None and (action not in ("input", "input_submit") or not isinstance(keys, bool)):
-        raise InvalidOption("keys", "keys= (True or False) goes with input and input_submit")
-    check_click(action, hold=hold, count=count, button=button)
-    paths = _check_files(action, files)
-    shift = _check_drag(action, element_id, to=to, by=by)
-    if action == "press_key":
-        if not isinstance(key, str):
-            raise InvalidOption("key", "press_key needs key=, such as 'Enter' or 'Control+A'")
-        check_key(key)
-    picked: tuple[str, ...] = ()
-    if action == "select":
-        picked = (values,) if isinstance(values, str) else tuple(values or ())
-        if not picked or not all(isinstance(v, str) for v in picked):
-            raise InvalidOption("values", "select needs values=, an option's label or value")
-    if direction is not None and direction not in _DIRECTIONS:
-        raise InvalidOption(
-            "direction", f"direction must be up, down, left or right, not {direction!r}"
-        )
-    if pixels is not None and (isinstance(pixels, bool) or not isinstance(pixels, int)):
-        raise InvalidOption("pixels", f"pixels must be a whole number, not {pixels!r}")
-    if action == "scroll" and element_id is None and direction is None:
-        raise InvalidOption("direction", "scrolling the page needs direction= (up, down, …)")
-    if element_id is None and action not in ("scroll", "press_key"):
-        raise InvalidOption("element_id", f"{action} needs an element id")
-    return Args(
-        text=text,
-        append=append,
-        key=key,
-        values=picked,
-        direction=direction,  # type: ignore[arg-type]  # checked just above
-        pixels=pixels,
-        files=paths,
-        hold=float(hold) if hold is not None else None,
-        count=count,
-        button=button,  # type: ignore[arg-type]  # checked in _check_click
-        to=to,
-        by=shift,
-        keys=keys,
-    )
-
-
-def _number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def check_click(action: str, *, hold: float | None, count: int, button: str) -> None:
-    defaults = (("hold", hold, None), ("count", count, 1), ("button", button, "left"))
-    given = [name for name, value, default in defaults if value != default]
-    if given and action != "click":
-        raise InvalidOption(given[0], f"{given[0]}= goes with click, not {action}")
-    if hold is not None and (not _number(hold) or not 0 < hold <= MAX_HOLD_S):
-        raise InvalidOption(
-            "hold", f"hold must be seconds, more than 0 and at most {MAX_HOLD_S:g}, not {hold!r}"
-        )
-    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_COUNT:
-        raise InvalidOption("count", f"count must be 1, 2 or 3 clicks, not {count!r}")
-    if hold is not None and count != 1:
-        raise InvalidOption("hold", "hold is one long press; it does not go with count=")
-    if button not in _BUTTONS:
-        raise InvalidOption("button", f"button must be left, right or middle, not {button!r}")
-
-
-def _check_files(action: str, files: str | Path | Sequence[str | Path] | None) -> tuple[Path, ...]:
-    """Every file to upload, made absolute; each must exist before the page is touched."""
-    if files is None:
-        if action == "upload":
-            raise InvalidOption("files", "upload needs files=, a path or a list of paths")
-        return ()
-    if action != "upload":
-        raise InvalidOption("files", f"files= goes with upload, not {action}")
-    listed = [files] if isinstance(files, str | Path) else list(files)
-    if not listed or not all(isinstance(f, str | Path) for f in listed):
-        raise InvalidOption("files", f"files= takes a path or a list of paths, not {files!r}")
-    paths = tuple(Path(f).expanduser().resolve() for f in listed)
-    for given, path in zip(listed, paths, strict=True):
-        if not path.is_file():
-            raise InvalidOption(
-                "files", f"no file at {given} ({path}); give the path of an existing file"
-            )
-    return paths
-
-
-def _check_drag(
-    action: str, element_id: int | None, *, to: int | None, by: Sequence[float] | None
-) -> tuple[float, float] | None:
-    if action != "drag":
-        if to is not None or by is not None:
-            raise InvalidOption("to" if to is not None else "by", "to= and by= go with drag")
-        return None
-    if (to is None) == (by is None):
-        raise InvalidOption("to", "drag needs to= (an element id to drop on) or by=(dx, dy)")
-    if to is not None:
-        if isinstance(to, bool) or not isinstance(to, int):
-            raise InvalidOption("to", f"to= takes an element id, not {to!r}")
-        if to == element_id:
-            raise InvalidOption("to", f"to= names the dragged element [{to}] itself")
-        return None
-    pair = tuple(by) if isinstance(by, Sequence) and not isinstance(by, str) else ()
-    if len(pair) != 2 or not all(_number(v) and math.isfinite(v) for v in pair):
-        raise InvalidOption("by", f"by= takes (dx, dy) in CSS pixels, not {by!r}")
-    dx, dy = float(pair[0]), float(pair[1])
-    if (dx, dy) == (0, 0) or max(abs(dx), abs(dy)) > MAX_DRAG_PX:
-        raise InvalidOption(
-            "by", f"by= must move the element, at most {MAX_DRAG_PX} px each way, not {by!r}"
-        )
-    return (dx, dy)
-
-
-def check_key(key: str) -> None:
-    """``Enter``, ``a``, ``Control+A``, ``Shift+ArrowDown``: modifiers, then one key."""
-    parts = key.split("+") if key != "+" else ["+"]
-    if key.endswith("++"):  # "Control++": the last key is "+" itself
-        parts = [*key[:-2].split("+"), "+"]
-    *mods, last = parts
-    bad = [m for m in mods if m not in _MODIFIERS]
-    known = len(last) == 1 or last in _NAMED_KEYS or _CODE_KEY.fullmatch(last) is not None
-    if bad or not known:
-        raise InvalidOption(
-            "key",
-            f"unknown key {key!r}; use a key name such as Enter, Tab, Escape, ArrowDown, F1 to "
-            "F12, a single character, or a chord such as Control+A",
-        )
 
 
 def refusal(
@@ -599,7 +401,7 @@ async def _scroll(
             }"""
         )
         return (int(moved[0]), int(moved[1]))
-    axis, sign = _DIRECTIONS[args.direction]
+    axis, sign = SCROLL_DIRECTIONS[args.direction]
     request = {"axis": axis, "sign": sign, "pixels": args.pixels}
     if handle is None:
         result = await page.evaluate(f"(req) => ({act_script()}).scroll(null, req)", request)

@@ -52,8 +52,10 @@ from pagesight.agent.tool import ToolResult
 from pagesight.errors import ContextOverflow, InvalidOption
 from pagesight.guard.confirm import Asker, ConfirmPolicy, Mode, Risk, RiskRules, check_mode
 from pagesight.observe import passes
-from pagesight.observe.observation import Element, Observation
-from pagesight.runs.record import FINAL_SHOT, RunRecorder, default_folder
+from pagesight.observe.elements import Element
+from pagesight.observe.observation import Observation
+from pagesight.runs.folder import FINAL_SHOT, default_folder, step_shot
+from pagesight.runs.record import RunRecorder
 from pagesight.vision.screen import Capture
 
 if TYPE_CHECKING:
@@ -153,7 +155,7 @@ class AsyncAgent:
                 "it to",
             )
         folder = self._out or default_folder()
-        recorder = RunRecorder(folder, secrets=self._secrets)
+        recorder = RunRecorder(folder, mask=self._secrets.mask)
         recorder.start()
         try:
             result = _after_text_layer(await self._run(url, goal, recorder), text_layer)
@@ -171,7 +173,7 @@ class AsyncAgent:
                     + self._secrets.mask(f"{type(secondary).__name__}: {secondary}")
                 )
             raise
-        recorder.finish(result)
+        recorder.finish(result.summary())
         return result
 
     async def _run(self, url: str, goal: str | None, recorder: RunRecorder) -> RunResult:
@@ -244,7 +246,7 @@ class AsyncAgent:
                 targets=_targets(obs, decision, self._secrets),
                 screenshot=shot,
             )
-            recorder.step(step)
+            recorder.step(step.to_dict())
             history.append(step)
             if self._on_step is not None:
                 self._on_step(step)
@@ -383,7 +385,7 @@ class AsyncAgent:
 
         async def finish() -> tuple[Path, bytes]:
             png = await asyncio.to_thread(self._drawn, capture, obs, chosen)
-            return recorder.screenshot(f"step-{number:02d}.png", png), png
+            return recorder.screenshot(step_shot(number), png), png
 
         return asyncio.ensure_future(finish())
 

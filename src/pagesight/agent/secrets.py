@@ -29,7 +29,8 @@ from pagesight.observe.tree import Bounds
 from pagesight.vision.images import decode_png, encode_png
 
 if TYPE_CHECKING:
-    from pagesight.observe.observation import Element, Observation
+    from pagesight.observe.elements import Element
+    from pagesight.observe.observation import Observation
     from pagesight.vision.screen import Capture
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")

@@ -5,14 +5,14 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
 from pagesight.act import looks
+from pagesight.act.args import ActOptions, Args, check_args
 from pagesight.act.batch import BatchResult, parse_steps, run_batch
 from pagesight.act.coordinates import check_point_action
 from pagesight.act.effect import Effect
@@ -24,9 +24,7 @@ from pagesight.act.events import (
 from pagesight.act.navigation import normalise_url
 from pagesight.act.perform import (
     POINTER_ACTIONS,
-    Args,
     Performed,
-    check_args,
     describe,
     drop_refusal,
     perform,
@@ -51,10 +49,10 @@ from pagesight.errors import (
 from pagesight.observe import passes
 from pagesight.observe.blind import offers_something
 from pagesight.observe.budget import fit_tokens
+from pagesight.observe.elements import Element
 from pagesight.observe.find import Match, check_query
 from pagesight.observe.ids import ElementLocation
 from pagesight.observe.observation import (
-    Element,
     Mode,
     Observation,
     ObserveMode,
@@ -453,21 +451,9 @@ class AsyncPage:
         element_id: int | None,
         action: str,
         *,
-        text: str | None = None,
-        append: bool = False,
-        key: str | None = None,
-        values: str | Sequence[str] | None = None,
-        direction: str | None = None,
-        pixels: int | None = None,
-        files: str | Path | Sequence[str | Path] | None = None,
-        hold: float | None = None,
-        count: int = 1,
-        button: str = "left",
-        to: int | None = None,
-        by: Sequence[float] | None = None,
-        keys: bool | None = None,
         wait: float = 5.0,
         timeout: float = 10.0,
+        **options: Unpack[ActOptions],
     ) -> Effect:
         """Act on element ``element_id`` of an observation and report what that changed.
 
@@ -491,23 +477,7 @@ class AsyncPage:
         up to ``wait`` seconds for the page to be ready first, then for the page to settle
         after it (at most ``timeout`` seconds), and returns the :class:`Effect`.
         """
-        args = check_args(
-            action,
-            element_id,
-            text=text,
-            append=append,
-            key=key,
-            values=values,
-            direction=direction,
-            pixels=pixels,
-            files=files,
-            hold=hold,
-            count=count,
-            button=button,
-            to=to,
-            by=by,
-            keys=keys,
-        )
+        args = check_args(action, element_id, **options)
         check_times(wait=wait, timeout=timeout)
         work = self._act(element_id, action, args, wait=wait, timeout=timeout)
         # A download started by the action is waited for too (see save_downloads).

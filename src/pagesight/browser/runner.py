@@ -20,6 +20,7 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
 from pagesight.act import gestures
+from pagesight.act.args import Args
 from pagesight.act.coordinates import (
     Point,
     PointAction,
@@ -30,7 +31,7 @@ from pagesight.act.coordinates import (
 )
 from pagesight.act.effect import Effect, NewTab, Seen, classify
 from pagesight.act.events import Mark, PageEvents, save_downloads
-from pagesight.act.perform import Args, Performed
+from pagesight.act.perform import Performed
 from pagesight.act.settle import document_token, settle
 from pagesight.cdp import translate
 from pagesight.errors import (

@@ -243,7 +243,7 @@ def _origin_options(args: argparse.Namespace) -> dict[str, Any]:
 def check_not_replaying_into_itself(steps: str, out: str | None) -> None:
     """A replay of ``runs/a/steps.txt`` with ``--out runs/a`` would write its own steps.txt
     over the script it reads: a replay stopped half way would leave half the script."""
-    from pagesight.runs.record import STEPS
+    from pagesight.runs.folder import STEPS
 
     if out is None:
         return
@@ -416,7 +416,7 @@ def _print_result(
     from rich.text import Text
 
     from pagesight.agent.secrets import Secrets
-    from pagesight.runs.record import REPORT, STEPS
+    from pagesight.runs.folder import REPORT, STEPS
 
     mask, console = Secrets(secrets).mask, _console()
     if steps:

@@ -51,30 +51,3 @@ def fit_tokens(obs: Observation, max_tokens: int) -> Observation:
         else:
             lo = mid + 1
     return dropping(lo)
-
-
-def truncate_chars(text: str, max_chars: int) -> str:
-    """Cut ``text`` at the last whole line that fits, saying how many lines were left out.
-
-    The result never exceeds ``max_chars``; a limit too small for the note gets a bare cut.
-    """
-    if len(text) <= max_chars:
-        return text
-    lines = text.split("\n")
-    room = max_chars - len(_cut_note(max_chars, len(lines))) - 1  # the note and its newline
-    if room < 8:  # no room for a useful line beside the note
-        return text[: max_chars - 1] + "…"
-    kept: list[str] = []
-    size = 0
-    for line in lines:
-        if size + len(line) + (1 if kept else 0) > room:
-            break
-        size += len(line) + (1 if kept else 0)
-        kept.append(line)
-    if not kept:  # the first line alone is too long: cut inside it
-        kept = [lines[0][: room - 1] + "…"]
-    return "\n".join([*kept, _cut_note(max_chars, len(lines) - len(kept))])
-
-
-def _cut_note(max_chars: int, left: int) -> str:
-    return f"… truncated at {max_chars} chars: {left} more lines"

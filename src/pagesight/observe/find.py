@@ -29,15 +29,13 @@ import unicodedata
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from pagesight.cjk import is_cjk
 from pagesight.errors import InvalidOption
+from pagesight.observe.elements import Element
 from pagesight.observe.markup import Markup
-from pagesight.observe.observation import DATE_ROLES
-
-if TYPE_CHECKING:
-    from pagesight.observe.observation import Element
+from pagesight.observe.roles import DATE_ROLES
 
 
 @dataclass(frozen=True)

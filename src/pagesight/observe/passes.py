@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
+from pagesight.observe.elements import Changes, Element
 from pagesight.observe.find import Query, Target, score
-from pagesight.observe.observation import Changes, Element, Observation, actions_for
+from pagesight.observe.observation import Observation
+from pagesight.observe.roles import actions_for
 from pagesight.observe.tree import Node
 
 # Containers whose label tells apart identical controls inside them.

@@ -1,4 +1,7 @@
-"""Render an Observation as outline text, a legend, or a JSON-ready dict.
+"""Render the parts of an observation as text or JSON-ready dicts: its header, its tree as an
+outline, its elements as a legend or a flat list, its changes as a delta, and the cut to a number
+of characters. :class:`~pagesight.observe.observation.Observation` puts them together; they work
+on nodes, elements and changes only, so the observation imports them and not the other way.
 
 Outline: one node a line, two spaces of indent per level; ``[id]`` only on what can be acted on;
 a name in quotes (``~"name"`` when it is a hint guessed from markup), a value after ``: ``, an
@@ -10,69 +13,65 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable
+from typing import Any
 
+from pagesight.observe.elements import Changes, Element
 from pagesight.observe.tree import Node
-
-if TYPE_CHECKING:
-    from pagesight.observe.observation import Changes, Element, Observation
 
 _BARE_WORD = re.compile(r"[a-z]+")
 _NO_SPACE_BEFORE = frozenset(".,;:!?)]}\u3001\u3002\uff0c\uff1a\uff1b\uff01\uff1f")
 
 
-def header(obs: Observation) -> str:
-    title = json.dumps(obs.title, ensure_ascii=False)
-    return f"page {title} {obs.url} {'ready' if obs.ready else 'loading'}"
+def header(title: str, url: str, ready: bool) -> str:
+    """The first line of every text: the page's title, its address, and whether it is ready."""
+    quoted = json.dumps(title, ensure_ascii=False)
+    return f"page {quoted} {url} {'ready' if ready else 'loading'}"
 
 
-def outline(obs: Observation) -> str:
-    lines = [header(obs)]
-    if obs.description:
-        lines.append(f"description: {obs.description}")
-    changes = obs.changes
-    if changes is not None and not changes.new_document:
-        _change_lines(obs, changes, lines)
-    elif obs.view == "interactive":
-        _interactive_lines(obs, lines)
-    else:
-        for node in obs.tree:
-            _node_lines(node, 0, lines, obs.include)
-    lines.extend(f"… {note}" for note in obs.notes)
-    return "\n".join(lines)
+def tree_lines(tree: Iterable[Node], include: frozenset[str]) -> list[str]:
+    """The whole tree, one node a line, indented by depth."""
+    lines: list[str] = []
+    for node in tree:
+        _node_lines(node, 0, lines, include)
+    return lines
 
 
-def _change_lines(obs: Observation, changes: Changes, lines: list[str]) -> None:
+def change_lines(changes: Changes, include: frozenset[str]) -> list[str]:
     """A delta: ``+`` added, ``-`` removed, ``~`` changed (with what it was)."""
     counts = (len(changes.added), len(changes.removed), len(changes.changed))
-    lines.append("changes: {} added, {} removed, {} changed".format(*counts))
+    lines = ["changes: {} added, {} removed, {} changed".format(*counts)]
 
     def where(el: Element) -> str:
         return f" in {_quote(el.context)}" if el.context else ""
 
-    lines.extend(f"+ {_element_line(el, obs.include)}{where(el)}" for el in changes.added)
-    lines.extend(f"- {_element_line(el, obs.include)}{where(el)}" for el in changes.removed)
+    lines.extend(f"+ {_element_line(el, include)}{where(el)}" for el in changes.added)
+    lines.extend(f"- {_element_line(el, include)}{where(el)}" for el in changes.removed)
     for before, after in changes.changed:
         was = _element_line(before, frozenset()).split(" ", 1)[1]  # without the id
-        lines.append(f"~ {_element_line(after, obs.include)}{where(after)} (was {was})")
+        lines.append(f"~ {_element_line(after, include)}{where(after)} (was {was})")
+    return lines
 
 
-def legend(obs: Observation) -> str:
+def legend_lines(elements: Iterable[Element], include: frozenset[str]) -> list[str]:
     """One line per element: the key to a set-of-marks screenshot or a compact tool answer."""
-    lines = [header(obs)]
-    for el in obs.elements:
+    lines: list[str] = []
+    for el in elements:
         where = f" in {_quote(el.context)}" if el.context else ""
-        lines.append(f"{_element_line(el, obs.include)}{where}")
-    return "\n".join(lines)
+        lines.append(f"{_element_line(el, include)}{where}")
+    return lines
 
 
-def _interactive_lines(obs: Observation, lines: list[str]) -> None:
+def interactive_lines(elements: Iterable[Element], include: frozenset[str]) -> list[str]:
+    """The elements alone, under a ``#`` line each time their context changes."""
+    lines: list[str] = []
     context: str | None = None
-    for el in obs.elements:
+    for el in elements:
         if el.context != context and el.context:
             lines.append(f"# {el.context}")
         context = el.context
-        lines.append(_element_line(el, obs.include))
+        lines.append(_element_line(el, include))
+    return lines
 
 
 def _element_line(el: Element, include: frozenset[str]) -> str:
@@ -231,8 +230,9 @@ def _text(text: str) -> str:
     return text
 
 
-def tree_dict(obs: Observation) -> dict[str, Any]:
-    return {"role": "page", "children": [_node_dict(n, obs.include) for n in obs.tree]}
+def tree_dict(tree: Iterable[Node], include: frozenset[str]) -> dict[str, Any]:
+    """The tree as JSON-ready dicts, under a ``page`` root."""
+    return {"role": "page", "children": [_node_dict(n, include) for n in tree]}
 
 
 def _node_dict(node: Node, include: frozenset[str]) -> dict[str, Any]:
@@ -272,3 +272,30 @@ def _node_dict(node: Node, include: frozenset[str]) -> dict[str, Any]:
     if node.children:
         out["children"] = [_node_dict(c, include) for c in node.children]
     return out
+
+
+def truncate_chars(text: str, max_chars: int) -> str:
+    """Cut ``text`` at the last whole line that fits, saying how many lines were left out.
+
+    The result never exceeds ``max_chars``; a limit too small for the note gets a bare cut.
+    """
+    if len(text) <= max_chars:
+        return text
+    lines = text.split("\n")
+    room = max_chars - len(_cut_note(max_chars, len(lines))) - 1  # the note and its newline
+    if room < 8:  # no room for a useful line beside the note
+        return text[: max_chars - 1] + "…"
+    kept: list[str] = []
+    size = 0
+    for line in lines:
+        if size + len(line) + (1 if kept else 0) > room:
+            break
+        size += len(line) + (1 if kept else 0)
+        kept.append(line)
+    if not kept:  # the first line alone is too long: cut inside it
+        kept = [lines[0][: room - 1] + "…"]
+    return "\n".join([*kept, _cut_note(max_chars, len(lines) - len(kept))])
+
+
+def _cut_note(max_chars: int, left: int) -> str:
+    return f"… truncated at {max_chars} chars: {left} more lines"

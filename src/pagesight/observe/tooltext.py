@@ -12,8 +12,9 @@ from __future__ import annotations
 from typing import Literal
 
 from pagesight.errors import InvalidOption
+from pagesight.observe.elements import Element
 from pagesight.observe.find import Match, check_query
-from pagesight.observe.observation import Element, Observation
+from pagesight.observe.observation import Observation
 
 Lang = Literal["en", "zh"]
 

@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from typing import Literal
 
 from pagesight.observe import find as finding
-from pagesight.observe.observation import Element, Observation
+from pagesight.observe.elements import Element
+from pagesight.observe.observation import Observation
 from pagesight.runs.grammar import Target
 
 MARGIN_POINTS = finding.WEIGHTS.keyword

@@ -12,11 +12,14 @@
       report.html    the run as a timeline, one self-contained file (see report.py)
       steps.txt      the run compiled into the steps language, to replay it (see replay.py)
 
+(The names, and writing a file whole, are in :mod:`pagesight.runs.folder`.)
+
 Starting a run in a folder removes what an earlier run left there, so no summary is ever
 stale. Every file but run.jsonl is written to a temporary name and renamed, so a reader
 finds it whole or not at all; a write that fails (a full disk) raises RecordsNotWritten,
 which is an OSError too, and leaves what was written before intact. Secret values are
-masked as ``{{NAME}}`` in every line written (the loop blacks out the fields that show one
+masked as ``{{NAME}}`` in every line written, by the ``mask`` the run gives (its secrets'
+own: the recorder knows nothing of the agent), and the loop blacks out the fields that show one
 on the screenshots before they get here).
 """
 
@@ -26,64 +29,62 @@ import contextlib
 import errno
 import json
 import os
-import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from pagesight.agent.secrets import Secrets
-from pagesight.agent.state import RunResult, StepRecord
-from pagesight.errors import RecordsNotWritten
+from pagesight.runs.folder import (
+    FINAL_SHOT,
+    REPORT,
+    RUN_LOG,
+    STEP_SHOTS,
+    STEPS,
+    SUMMARY,
+    write_atomically,
+    writing,
+)
+from pagesight.runs.replay import compile_run
+from pagesight.runs.report import write_report
 
-RUN_LOG = "run.jsonl"
-SUMMARY = "summary.json"
-REPORT = "report.html"
-FINAL_SHOT = "final.png"
-STEPS = "steps.txt"
 
-
-def default_folder(root: str | Path = "runs") -> Path:
-    """``runs/<UTC timestamp>/`` (with ``-2``, ``-3``… when that folder exists already)."""
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    folder = Path(root) / stamp
-    n = 2
-    while folder.exists():
-        folder = Path(root) / f"{stamp}-{n}"
-        n += 1
-    return folder
+def _unmasked(value: Any) -> Any:
+    """A run with no secrets: everything is written as it is."""
+    return value
 
 
 class RunRecorder:
-    """Writes one run's records into ``folder``."""
+    """Writes one run's records into ``folder``. ``mask`` writes the run's secret values as
+    ``{{NAME}}`` in a string or in JSON-like lists and dicts (the agent's ``Secrets.mask``);
+    every line and file written goes through it."""
 
-    def __init__(self, folder: str | Path, *, secrets: Secrets | None = None) -> None:
+    def __init__(self, folder: str | Path, *, mask: Callable[[Any], Any] = _unmasked) -> None:
         self.folder = Path(folder)
-        self._secrets = secrets or Secrets()
+        self._mask = mask
         self._log: int | None = None  # run.jsonl's file descriptor, opened for appending
         self._logged = 0  # the bytes of run.jsonl that hold whole lines
 
     def start(self) -> None:
         """Make the folder and clear what an earlier run left in it."""
-        with _writing(self.folder, RUN_LOG):
+        with writing(self.folder, RUN_LOG):
             self.folder.mkdir(parents=True, exist_ok=True)
             for name in (SUMMARY, REPORT, RUN_LOG, FINAL_SHOT, STEPS):
                 (self.folder / name).unlink(missing_ok=True)
-            for old in self.folder.glob("step-*.png"):
+            for old in self.folder.glob(STEP_SHOTS):
                 old.unlink()
             flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND
             self._log = os.open(self.folder / RUN_LOG, flags, 0o644)
             self._logged = 0
 
-    def step(self, record: StepRecord) -> None:
-        """Append the step's line to ``run.jsonl``, whole: one unbuffered write, so it is on
-        disk when this returns. A line the disk has no room for is taken back (the file cut
-        to the lines before it) and RecordsNotWritten raised."""
+    def step(self, record: Mapping[str, Any]) -> None:
+        """Append the step's line (its ``StepRecord.to_dict()``) to ``run.jsonl``, whole: one
+        unbuffered write, so it is on disk when this returns. A line the disk has no room for
+        is taken back (the file cut to the lines before it) and RecordsNotWritten raised."""
         if self._log is None:
             raise RuntimeError("RunRecorder.start() was not called")
-        line = {"time": datetime.now(UTC).isoformat(timespec="milliseconds"), **record.to_dict()}
+        line = {"time": datetime.now(UTC).isoformat(timespec="milliseconds"), **record}
         data = (self._json(line) + "\n").encode("utf-8")
-        with _writing(self.folder, RUN_LOG):
+        with writing(self.folder, RUN_LOG):
             try:
                 written = os.write(self._log, data)
                 if written != len(data):  # a full disk takes what fits: half a line
@@ -101,33 +102,30 @@ class RunRecorder:
         write_atomically(path, png)
         return path
 
-    def finish(self, result: RunResult) -> None:
+    def finish(self, summary: Mapping[str, Any]) -> None:
         """The run ended on its own: write ``steps.txt``, the report, then ``summary.json``
-        (atomically) last, so that a summary there says every record of the run is too."""
+        (atomically) last, so that a summary there says every record of the run is too.
+        ``summary`` is the run's ``RunResult.summary()``."""
         self.close()
-        summary = self._json(result.summary(), indent=2) + "\n"
+        text = self._json(summary, indent=2) + "\n"
         self.steps()
-        self.report(summary=json.loads(summary))
-        write_atomically(self.folder / SUMMARY, summary)
+        self.report(summary=json.loads(text))
+        write_atomically(self.folder / SUMMARY, text)
 
     def failed(self, exc: BaseException) -> None:
         """The run failed: no summary; the report says what happened, as far as it got."""
         self.close()
         self.steps()
-        self.report(failure=self._secrets.mask(f"{type(exc).__name__}: {exc}"))
+        self.report(failure=self._mask(f"{type(exc).__name__}: {exc}"))
 
     def steps(self) -> None:
         """Write ``steps.txt``: what ran so far, compiled into the steps language."""
-        from pagesight.runs.replay import compile_run
-
         lines = (self.folder / RUN_LOG).read_text(encoding="utf-8").splitlines()
         records = [json.loads(line) for line in lines if line.strip()]
         text = compile_run(records, folder=str(self.folder))
-        write_atomically(self.folder / STEPS, self._secrets.mask(text))
+        write_atomically(self.folder / STEPS, self._mask(text))
 
     def report(self, *, failure: str | None = None, summary: dict[str, Any] | None = None) -> None:
-        from pagesight.runs.report import write_report
-
         write_report(self.folder, failure=failure, summary=summary)
 
     def close(self) -> None:
@@ -137,40 +135,6 @@ class RunRecorder:
 
     def _json(self, value: Any, indent: int | None = None) -> str:
         # Masked after encoding as well: whatever a planner put in its raw answer is covered.
-        text = json.dumps(self._secrets.mask(value), ensure_ascii=False, indent=indent, default=str)
-        masked: str = self._secrets.mask(text)
+        text = json.dumps(self._mask(value), ensure_ascii=False, indent=indent, default=str)
+        masked: str = self._mask(text)
         return masked
-
-
-def write_atomically(path: Path, content: str | bytes) -> None:
-    """Write to a temporary file beside ``path``, then rename it over: a reader sees the
-    whole file or none (RecordsNotWritten when it cannot be written)."""
-    data = content.encode("utf-8") if isinstance(content, str) else content
-    with _writing(path.parent, path.name):
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-        try:
-            with os.fdopen(fd, "wb") as out:
-                out.write(data)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-
-
-@contextlib.contextmanager
-def _writing(folder: Path, name: str) -> Iterator[None]:
-    """An OSError writing ``name`` in ``folder`` raised as RecordsNotWritten, which says
-    which record, where, and what to do (its errno kept)."""
-    try:
-        yield
-    except RecordsNotWritten:
-        raise
-    except OSError as exc:
-        full = exc.errno in (errno.ENOSPC, errno.EDQUOT)
-        advice = "free some space there or give" if full else "give"
-        failure = RecordsNotWritten(
-            f"cannot write the run's {name} in {folder}: {exc.strerror or exc}; {advice} the "
-            "run another folder (--out)"
-        )
-        failure.errno = exc.errno
-        raise failure from exc

@@ -15,13 +15,12 @@ run's own origin are written as paths, so a replay may start the same app on ano
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from pagesight.runs.folder import STEPS
 from pagesight.runs.grammar import Step, Target, element_words, format_step
-from pagesight.runs.record import STEPS
 
 
 def compile_run(records: list[dict[str, Any]], *, folder: str = "") -> str:
@@ -55,17 +54,6 @@ def compile_run(records: list[dict[str, Any]], *, folder: str = "") -> str:
             if line is not None:
                 lines.append(line)
     return "\n".join(lines) + "\n"
-
-
-def write_steps(folder: str | Path) -> Path:
-    """Write ``steps.txt`` in ``folder`` from its ``run.jsonl``; its path."""
-    folder = Path(folder)
-    log = folder / "run.jsonl"
-    text = log.read_text(encoding="utf-8") if log.exists() else ""
-    records = [json.loads(line) for line in text.splitlines() if line.strip()]
-    path = folder / STEPS
-    path.write_text(compile_run(records, folder=str(folder)), encoding="utf-8")
-    return path
 
 
 def _ran(record: dict[str, Any], count: int) -> list[bool]:

@@ -15,7 +15,7 @@ from typing import Any
 
 import jinja2
 
-from pagesight.runs.record import FINAL_SHOT, REPORT, RUN_LOG, SUMMARY, write_atomically
+from pagesight.runs.folder import FINAL_SHOT, REPORT, RUN_LOG, SUMMARY, write_atomically
 
 _TEMPLATE = Path(__file__).with_name("report.html.j2")
 

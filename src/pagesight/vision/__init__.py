@@ -8,8 +8,9 @@
   :mod:`pagesight.testing.fake_vlm`.
 """
 
+from pagesight.act.effect import ScreenChange
 from pagesight.errors import OcrFailed, OcrNotFound, VisionModelError
-from pagesight.vision.diff import ScreenChange, diff_screens
+from pagesight.vision.diff import diff_screens
 from pagesight.vision.grouping import Label, group_labels, join_words
 from pagesight.vision.marks import Kind, Mark, draw_marks, kind_for_role, layout_marks, marks_for
 from pagesight.vision.ocr import OcrEngine, TesseractOcr, Word

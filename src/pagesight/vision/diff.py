@@ -1,28 +1,16 @@
-"""What changed on screen between two screenshots: for an action's Effect."""
+"""What changed on screen between two screenshots: an action's Effect holds it as a
+:class:`~pagesight.act.effect.ScreenChange`, defined with the Effect in act (below vision)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from PIL import ImageChops
 
+from pagesight.act.effect import ScreenChange
 from pagesight.errors import InvalidOption
 from pagesight.vision.images import decode_png
 from pagesight.vision.perception import to_css
 
 TOLERANCE = 24  # levels per channel: below this a pixel is re-rendered, not changed
-
-
-@dataclass(frozen=True, kw_only=True)
-class ScreenChange:
-    """The region of the screen that changed and how much of the screen that is."""
-
-    bounds: tuple[int, int, int, int]
-    """x, y, width, height in CSS pixels: the smallest box holding every changed pixel."""
-    share: float
-    """Changed pixels as a share of all pixels (0 to 1)."""
-    pixels: int
-    """Changed pixels, in screenshot pixels."""
 
 
 def diff_screens(before: bytes, after: bytes, *, scale: float = 1.0) -> ScreenChange | None:

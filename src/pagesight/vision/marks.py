@@ -21,7 +21,8 @@ from typing import Literal
 from PIL import ImageDraw, ImageFont
 
 from pagesight.errors import InvalidOption
-from pagesight.observe.observation import DATE_ROLES, Element
+from pagesight.observe.elements import Element
+from pagesight.observe.roles import DATE_ROLES
 from pagesight.vision.images import decode_png, encode_png
 
 Kind = Literal["link", "button", "input", "select", "other"]

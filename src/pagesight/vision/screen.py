@@ -14,13 +14,16 @@ from typing import Any, Protocol
 
 from playwright.async_api import Page as PlaywrightPage
 
+from pagesight.act.args import SCROLL_DIRECTIONS
+from pagesight.act.effect import ScreenChange
 from pagesight.cdp import CdpSession, translate
 from pagesight.errors import VisionModelError
 from pagesight.observe import passes
+from pagesight.observe.elements import Element
 from pagesight.observe.ids import IdRegistry
-from pagesight.observe.observation import Element, Observation
+from pagesight.observe.observation import Observation
 from pagesight.observe.tree import Bounds, Node
-from pagesight.vision.diff import ScreenChange, diff_screens
+from pagesight.vision.diff import diff_screens
 from pagesight.vision.marks import draw_marks, marks_for
 from pagesight.vision.ocr import OcrEngine
 from pagesight.vision.perception import read_screen
@@ -30,7 +33,6 @@ from pagesight.vision.textboxes import TEXT_BOXES_SCRIPT, text_boxes, wrapping_o
 VISION_ACTIONS = ("click", "input", "press_key", "hover", "scroll")
 """What a thing read off the screen accepts: all of them happen at the centre of its box
 (``scroll`` scrolls what scrolls under it: a panel holding a canvas, or else the page)."""
-_AXES = {"up": ("y", -1), "down": ("y", 1), "left": ("x", -1), "right": ("x", 1)}
 
 
 class Captioner(Protocol):
@@ -130,7 +132,7 @@ class Screen:
     ) -> tuple[int, int]:
         """Scroll what scrolls under ``point`` (CSS px of the viewport) along ``direction``
         by ``pixels`` or a screen of it; how far it moved."""
-        axis, sign = _AXES[direction]
+        axis, sign = SCROLL_DIRECTIONS[direction]
         request = {"x": point[0], "y": point[1], "axis": axis, "sign": sign, "pixels": pixels}
         with translate("scroll"):
             result = await self._page.evaluate(SCROLL_AT_SCRIPT, request)

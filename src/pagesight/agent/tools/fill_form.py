@@ -8,7 +8,9 @@ import pydantic
 from pagesight.agent.session import Session
 from pagesight.agent.tool import ToolFailure, ToolResult
 from pagesight.agent.tools.batch import BatchAction, batch
-from pagesight.observe.observation import DATE_ROLES, Element, Observation
+from pagesight.observe.elements import Element
+from pagesight.observe.observation import Observation
+from pagesight.observe.roles import DATE_ROLES
 
 TEXT_ROLES = frozenset({"textbox", "searchbox", "spinbutton", "slider", *DATE_ROLES})
 """Fields whose value is typed."""

@@ -22,7 +22,7 @@ from pagesight.agent.decision import Action, Decision
 from pagesight.agent.state import State
 from pagesight.errors import InvalidOption
 from pagesight.messages import Usage
-from pagesight.observe.observation import Element
+from pagesight.observe.elements import Element
 from pagesight.planners.decisions import request
 from pagesight.planners.decisions.api import (
     MAX_TILES,

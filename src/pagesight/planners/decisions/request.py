@@ -13,7 +13,9 @@ from collections.abc import Sequence
 
 from pagesight.agent.state import State
 from pagesight.agent.untrusted import untrusted
-from pagesight.observe.observation import DATE_ROLES, Element, Observation
+from pagesight.observe.elements import Element
+from pagesight.observe.observation import Observation
+from pagesight.observe.roles import DATE_ROLES
 from pagesight.planners.decisions.api import MAX_OPTIONS, Question
 from pagesight.planners.decisions.policy import NONE, Handling
 from pagesight.vision.marks import marks_for

@@ -44,7 +44,8 @@ from pagesight.agent.untrusted import RULE, untrusted
 from pagesight.errors import InvalidOption
 from pagesight.messages import Message, ModelReply, ToolSpec, Usage
 from pagesight.models.model import Model
-from pagesight.runs.record import RunRecorder, default_folder
+from pagesight.runs.folder import default_folder
+from pagesight.runs.record import RunRecorder
 
 USER_AGENT = (
     "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
@@ -245,7 +246,7 @@ async def run_text_layer(
         return TextLayerResult(
             run=None, tried=attempt.tried, usage=attempt.usage, reason=attempt.reason
         )
-    recorder = RunRecorder(out if out is not None else default_folder(), secrets=Secrets(secrets))
+    recorder = RunRecorder(out if out is not None else default_folder(), mask=Secrets(secrets).mask)
     recorder.start()
     try:
         step = StepRecord(
@@ -270,7 +271,7 @@ async def run_text_layer(
             decide_seconds=found.ask_seconds,
             act_seconds=0.0,
         )
-        recorder.step(step)
+        recorder.step(step.to_dict())
         result = RunResult(
             goal=goal,
             stop_reason="done",
@@ -289,7 +290,7 @@ async def run_text_layer(
     except BaseException as exc:
         recorder.failed(exc)
         raise
-    recorder.finish(result)
+    recorder.finish(result.summary())
     return TextLayerResult(run=result, tried=True, usage=found.usage, reason="")
 
 
