@@ -35,6 +35,7 @@ from pagesight.act.perform import (
 )
 from pagesight.act.pointer import look, look_in_place, to_top
 from pagesight.act.resolve import Resolver
+from pagesight.browser.risk_facts import facts_at, facts_of
 from pagesight.browser.runner import ActionRunner
 from pagesight.browser.services import TabServices
 from pagesight.browser.tab import Tab
@@ -49,6 +50,7 @@ from pagesight.errors import (
     check_seconds,
     first_line,
 )
+from pagesight.guard.confirm import ElementFacts
 from pagesight.observe import passes
 from pagesight.observe.blind import offers_something
 from pagesight.observe.budget import fit_tokens
@@ -433,6 +435,30 @@ class AsyncPage:
         if frame is None:
             raise StaleElement(f"element [{element_id}] is gone with its frame; observe again")
         return frame.url
+
+    async def risk_facts(self, element_id: int | None) -> ElementFacts | None:
+        """What the confirm rules (:mod:`pagesight.guard.confirm`) judge element
+        ``element_id`` by, read from the live page now: its names, whether it is its form's
+        submit button, the form's fields and the button Enter in one of them presses.
+        ``element_id=None`` reads the top document's focused element (where a key sent to no
+        element goes); ``None`` when nothing has focus. An element that is gone raises
+        :class:`~pagesight.errors.StaleElement`, a tab that is gone
+        :class:`~pagesight.errors.PageCrashed`."""
+        with translate("reading the element for the confirm rules"):
+            if element_id is None:
+                focused = await self._page.evaluate_handle("document.activeElement")
+                handle = focused.as_element()
+                if handle is None:
+                    return None
+            else:
+                handle = await self._resolver.element(element_id)
+            return await facts_of(handle)
+
+    async def risk_facts_at(self, x: float, y: float) -> ElementFacts | None:
+        """:meth:`risk_facts` of the element a click at ``(x, y)`` (CSS px of the viewport)
+        lands on, through frames of any origin; ``None`` over nothing."""
+        with translate("reading the element at a point for the confirm rules"):
+            return await facts_at(self._page.main_frame, x, y)
 
     async def find(self, query: str, *, top: int = 5) -> list[Match]:
         """The ``top`` elements of the page now that best match ``query`` ("搜索框", "the Save
