@@ -343,6 +343,7 @@ class AsyncBrowser:
         return page
 
     def _open_tabs(self) -> dict[int, TabTarget]:
+        """Every open tab by its number, as a tab's action asks for them (TabServices)."""
         return {page.id: page._tab for page in self.pages}
 
     async def new_page(self) -> AsyncPage:
