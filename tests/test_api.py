@@ -83,19 +83,11 @@ def test_every_error_class_is_exported() -> None:
 # --- sync/async parity ------------------------------------------------------------------------
 
 # Names only the async core has. (AsyncBrowser.ids, the session's id registry, is an instance
-# attribute, so it is not among the class's names at all.)
-# wrap(), fit() and goto() take an async Playwright page (one a program opened itself): async
-# only by nature; refusals_mark() and refused_since() are how a page's action asks its browser
-# what the origin policy refused meanwhile.
+# attribute, so it is not among the class's names at all.) What a tab needs of its browser
+# (wrapping and fitting Playwright pages, loading through the origin policy) is no public name
+# of AsyncBrowser: the browser hands it to each tab (pagesight.browser.services).
 ASYNC_ONLY: set[str] = {
-    "AsyncBrowser.check_history",
-    "AsyncBrowser.fit",
     "AsyncBrowser.gone_error",
-    "AsyncBrowser.go_back",
-    "AsyncBrowser.goto",
-    "AsyncBrowser.refusals_mark",
-    "AsyncBrowser.refused_since",
-    "AsyncBrowser.wrap",
 }
 PAIRS = [(AsyncBrowser, Browser), (AsyncPage, Page)]
 

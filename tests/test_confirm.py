@@ -18,8 +18,8 @@ from conftest import StaticServer
 from pagesight import Agent, Browser, Page, Risk, RiskRules
 from pagesight.act.events import DialogPolicy
 from pagesight.agent import Session, ToolRegistry, ToolResult
+from pagesight.agent.confirm import ConfirmPolicy
 from pagesight.cli.options import terminal_confirmer
-from pagesight.guard.confirm import ConfirmPolicy
 from pagesight.planners import StepsPlanner
 from pagesight.planners.decisions import DecisionsPlanner
 from pagesight.testing.decisions import DecisionsRequest, FakeDecisionsServer

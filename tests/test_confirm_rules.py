@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from pagesight import InvalidOption, RiskRules
+from pagesight.agent.confirm import ConfirmPolicy
 from pagesight.agent.decision import Action, Stop
 from pagesight.guard.confirm import (
-    ConfirmPolicy,
     Field,
     Risk,
     Target,

@@ -96,6 +96,19 @@ def _locate(run: Run) -> None:
     assert run.page.locate(element_id).element_id == element_id
 
 
+def _risk_facts(run: Run) -> bool:
+    facts = run.page.risk_facts(_id(run, "Ask"))
+    return facts is not None and "Ask" in facts.names and not facts.submits
+
+
+def _risk_facts_at(run: Run) -> bool:
+    note = next(el for el in run.page.observe().elements if el.name == "Note")
+    assert note.bounds is not None
+    x, y, w, h = note.bounds
+    facts = run.page.risk_facts_at(x + w / 2, y + h / 2)
+    return facts is not None and facts.field is not None and "note" in facts.field.words
+
+
 def _close(run: Run) -> None:
     run.page.close()
     assert run.page.closed
@@ -120,6 +133,8 @@ PAGE_CALLS: dict[str, Check] = {
     "frame_url": lambda run: (
         run.page.frame_url(run.page.find("Ask button")[0].element.id) == run.page.url
     ),
+    "risk_facts": _risk_facts,
+    "risk_facts_at": _risk_facts_at,
     "dialogs": _dialogs,
     "act": _act,
     "answer_next_dialog": _answer_next_dialog,

@@ -26,7 +26,7 @@ from pagesight.agent.state import RunResult, StepRecord
 from pagesight.browser.browser import AsyncBrowser
 from pagesight.browser.page import AsyncPage
 from pagesight.errors import BrowserClosed, InvalidOption, RuntimeFailure
-from pagesight.guard.confirm import Mode, Risk, RiskRules
+from pagesight.guard.confirm import ElementFacts, Mode, Risk, RiskRules
 from pagesight.guard.origins import OriginPolicy
 from pagesight.observe.find import Match
 from pagesight.observe.ids import ElementLocation
@@ -215,6 +215,14 @@ class Page:
     def frame_url(self, element_id: int) -> str:
         """See :meth:`pagesight.aio.AsyncPage.frame_url`."""
         return self._loop.run(self._page.frame_url(element_id))
+
+    def risk_facts(self, element_id: int | None) -> ElementFacts | None:
+        """See :meth:`pagesight.aio.AsyncPage.risk_facts`."""
+        return self._loop.run(self._page.risk_facts(element_id))
+
+    def risk_facts_at(self, x: float, y: float) -> ElementFacts | None:
+        """See :meth:`pagesight.aio.AsyncPage.risk_facts_at`."""
+        return self._loop.run(self._page.risk_facts_at(x, y))
 
     def locate(self, element_id: int) -> ElementLocation:
         """See :meth:`pagesight.aio.AsyncPage.locate`."""

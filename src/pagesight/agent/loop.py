@@ -6,7 +6,7 @@ Stop rules, each with its typed reason (:data:`~pagesight.agent.state.StopReason
 * the planner answers :class:`Done` (or calls the ``done`` tool) — ``done``;
 * the planner answers :class:`Stop` — its reason (``planner_stopped``, ``needs_person``,
   ``uncertain``, …);
-* an action the confirm rules say needs a person (:mod:`pagesight.guard.confirm`), with no
+* an action the confirm rules say needs a person (:mod:`pagesight.agent.confirm`), with no
   ``confirmer`` to ask or one that said no — ``needs_person``; the planner's own
   ``needs_person`` stop with a step it proposes goes to the confirmer too, and on a yes that
   step is taken;
@@ -33,6 +33,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pagesight.agent.confirm import Asker, ConfirmPolicy
 from pagesight.agent.decision import Action, Batch, Decision, Done, Stop
 from pagesight.agent.planner import Planner
 from pagesight.agent.registry import ToolRegistry
@@ -50,7 +51,7 @@ from pagesight.agent.state import (
 )
 from pagesight.agent.tool import ToolResult
 from pagesight.errors import ContextOverflow, InvalidOption
-from pagesight.guard.confirm import Asker, ConfirmPolicy, Mode, Risk, RiskRules, check_mode
+from pagesight.guard.confirm import Mode, Risk, RiskRules, check_mode
 from pagesight.observe import passes
 from pagesight.observe.elements import Element
 from pagesight.observe.observation import Observation

@@ -36,8 +36,8 @@ from pagesight.messages import ToolSpec
 
 if TYPE_CHECKING:
     from pagesight.act.effect import Effect
+    from pagesight.agent.confirm import Refusal
     from pagesight.agent.session import Session
-    from pagesight.guard.confirm import Refusal
 
 
 class ToolRegistry:

@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pagesight.agent.confirm import ConfirmPolicy
 from pagesight.agent.secrets import Secrets
 from pagesight.agent.skills import Skills
-from pagesight.guard.confirm import ConfirmPolicy
 from pagesight.observe.observation import Observation
 
 if TYPE_CHECKING:
@@ -27,7 +27,7 @@ class Session:
     file the process can read, as the agent's own run does; the MCP server gives its
     ``--upload-dir``, by default the output dir, so a model cannot send the machine's files);
     ``confirm`` which actions need a person first and how one is asked (by default none:
-    see :mod:`pagesight.guard.confirm`)."""
+    see :mod:`pagesight.agent.confirm`)."""
 
     def __init__(
         self,

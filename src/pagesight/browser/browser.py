@@ -6,11 +6,10 @@ import asyncio
 import contextlib
 import itertools
 import tempfile
-from collections.abc import Coroutine, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 from urllib.parse import urlsplit
 
 from playwright.async_api import Browser as PlaywrightBrowser
@@ -19,9 +18,11 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
 from pagesight.act.events import DialogPolicy, DownloadFolder, Openings
-from pagesight.act.navigation import WaitUntil, goto, normalise_url
+from pagesight.act.navigation import WaitUntil, normalise_url
 from pagesight.browser.launch import ChromiumProcess, start_chromium
 from pagesight.browser.page import AsyncPage
+from pagesight.browser.refusals import Refusals, TabTarget
+from pagesight.browser.services import TabServices
 from pagesight.browser.viewport import DEFAULT_VIEWPORT, Viewport, check_viewport, fit_window
 from pagesight.cdp import translate
 from pagesight.errors import (
@@ -34,7 +35,7 @@ from pagesight.errors import (
     first_line,
 )
 from pagesight.guard.interception import GUARDED_PREFERENCES, RequestGuard
-from pagesight.guard.origins import OriginPolicy, Refused
+from pagesight.guard.origins import OriginPolicy
 from pagesight.observe.capture import script
 from pagesight.observe.ids import IdRegistry
 from pagesight.vision.ocr import OcrEngine, TesseractOcr
@@ -81,10 +82,7 @@ class AsyncBrowser:
         self._process = process
         self._pages: dict[PlaywrightPage, AsyncPage] = {}
         self._tab_ids = itertools.count(1)
-        self.openings = openings
-        """How many tabs each tab has opened (so an action waits for a tab it opens)."""
-        self.artifacts = artifacts
-        """Where Chromium puts a download before it is saved (claimed before each action)."""
+        self._artifacts = artifacts
         self.ids = IdRegistry()
         """Session-wide element ids: never reused while this browser lives."""
         self._dialogs = dialogs
@@ -92,7 +90,7 @@ class AsyncBrowser:
         self._vision_model = vision_model
         self._downloads = downloads or Path(tempfile.mkdtemp(prefix="pagesight-downloads-"))
         self._downloads.mkdir(parents=True, exist_ok=True)
-        self.closing = False
+        self._closing = False
         """Set once :meth:`close` begins: a call still running on a tab then ends in
         BrowserClosed, not in a report that its page closed."""
         self._disconnected = False
@@ -102,9 +100,22 @@ class AsyncBrowser:
         self._viewport = viewport
         self._fitting: dict[PlaywrightPage, asyncio.Future[None]] = {}
         self._origins = origins or OriginPolicy()
-        self._guard = guard
-        self._requests_seen: dict[AsyncPage, int] = {}
-        """Per tab, where the log of refused requests stood at its last observation."""
+        self._refusals = Refusals(self._origins, guard)
+        # What each tab is given of this browser (it never sees the browser itself).
+        self._services = TabServices(
+            ids=self.ids,
+            dialogs=dialogs,
+            downloads=self._downloads,
+            artifacts=artifacts,
+            openings=openings,
+            refusals=self._refusals,
+            ocr=lambda: self.ocr,
+            vision_model=vision_model,
+            gone_error=self.gone_error,
+            fit=self._fit,
+            tab_id=lambda pw_page: self._wrap(pw_page).id,
+            open_tabs=self._open_tabs,
+        )
         if viewport is not None:  # every tab, also those a page opens, gets the page size
             context.on("page", self._on_page)
 
@@ -171,7 +182,7 @@ class AsyncBrowser:
             options = _Options(dialogs, downloads, ocr, vision_model, viewport, origins)
             browser = await cls._attach(process.ws_url, process, options)
             for pw_page in browser._context.pages:  # the tab Chromium started with
-                await browser.fit(pw_page)
+                await browser._fit(pw_page)
             return browser
         except BaseException:
             await process.stop()
@@ -309,7 +320,7 @@ class AsyncBrowser:
         for context in self._browser.contexts:
             for pw_page in context.pages:
                 if not pw_page.is_closed():
-                    out.append(self.wrap(pw_page))
+                    out.append(self._wrap(pw_page))
         return out
 
     async def page(self, tab_id: int) -> AsyncPage:
@@ -317,19 +328,23 @@ class AsyncBrowser:
         self._check_usable()
         for page in self.pages:
             if page.id == tab_id:
-                await self.fit(page.playwright)
+                await self._fit(page.playwright)
                 return page
         raise InvalidOption("tab_id", f"no open tab {tab_id}; open tabs: {self._tab_list()}")
 
     def _tab_list(self) -> str:
         return ", ".join(f"{p.id} {p.url}" for p in self.pages) or "none"
 
-    def wrap(self, pw_page: PlaywrightPage) -> AsyncPage:
+    def _wrap(self, pw_page: PlaywrightPage) -> AsyncPage:
         """The pagesight page of a Playwright page of this browser (made on first sight)."""
         page = self._pages.get(pw_page)
         if page is None:
-            page = self._pages[pw_page] = AsyncPage(self, pw_page, next(self._tab_ids))
+            page = self._pages[pw_page] = AsyncPage(self._services, pw_page, next(self._tab_ids))
         return page
+
+    def _open_tabs(self) -> dict[int, TabTarget]:
+        """Every open tab by its number, as a tab's action asks for them (TabServices)."""
+        return {page.id: page._tab for page in self.pages}
 
     async def new_page(self) -> AsyncPage:
         """A new blank tab."""
@@ -342,8 +357,8 @@ class AsyncBrowser:
             if gone is not None:
                 raise gone from exc
             raise
-        await self.fit(pw_page)
-        return self.wrap(pw_page)
+        await self._fit(pw_page)
+        return self._wrap(pw_page)
 
     def _on_disconnected(self, _browser: PlaywrightBrowser) -> None:
         self._disconnected = True
@@ -351,7 +366,7 @@ class AsyncBrowser:
     def gone_error(self) -> BrowserClosed | PageCrashed | None:
         """What a call on this browser or its tabs must raise once it cannot work any more:
         closed by the caller, or its Chromium gone from under us."""
-        if self.closing:
+        if self._closing:
             return BrowserClosed("this browser is closed; launch or connect a new one")
         # A Chromium of ours killed: its tabs' "close" can reach us before the browser's
         # "disconnected" does, but its process has ended by then, so ask it first.
@@ -372,7 +387,7 @@ class AsyncBrowser:
         # A tab the page opened is sized the moment it appears, before anyone asks for it.
         self._fitting_of(pw_page)
 
-    async def fit(self, pw_page: PlaywrightPage) -> None:
+    async def _fit(self, pw_page: PlaywrightPage) -> None:
         """Wait until the tab ``pw_page`` has the launch viewport as its page size (its
         window is resized once, when the tab first shows; an attached browser is left as
         it is)."""
@@ -398,130 +413,18 @@ class AsyncBrowser:
         self._origins.check(target)
         page = await self.new_page()
         try:
-            await self.goto(page.playwright, target, wait_until=wait_until, timeout=timeout)
+            await self._refusals.goto(
+                page._tab, page.playwright, target, wait_until=wait_until, timeout=timeout
+            )
         except BaseException:
             await page.close()
             raise
         return page
 
-    async def goto(
-        self, pw_page: PlaywrightPage, url: str, *, wait_until: WaitUntil, timeout: float
-    ) -> None:
-        """Load ``url`` in the tab ``pw_page`` (see :func:`~pagesight.act.navigation.goto`);
-        a navigation the origin policy refused on the way (a redirect) raises
-        :class:`~pagesight.errors.OriginNotAllowed`."""
-        loading = goto(pw_page, url, wait_until=wait_until, timeout=timeout)
-        await self._refused_as_error(pw_page, loading)
-
-    async def go_back(self, pw_page: PlaywrightPage, *, timeout: float) -> None:
-        """Go back one entry in the tab ``pw_page``'s history; a navigation the origin policy
-        refused on the way (the entry's server now redirects elsewhere) raises
-        :class:`~pagesight.errors.OriginNotAllowed`."""
-
-        async def go() -> None:
-            with translate("going back"):
-                await pw_page.go_back(wait_until="commit", timeout=timeout * 1000)
-
-        await self._refused_as_error(pw_page, go())
-
-    async def _refused_as_error(
-        self, pw_page: PlaywrightPage, navigation: Coroutine[Any, Any, None]
-    ) -> None:
-        """Run ``navigation``; when it fails because the guard refused a document of this
-        tab (Chromium abandons the navigation), raise OriginNotAllowed instead."""
-        if self._guard is None:
-            await navigation
-            return
-        try:
-            tab = await self.wrap(pw_page)._tab.target_id()  # asked now: the tab may not outlive it
-        except BaseException:
-            navigation.close()
-            raise
-        mark = self._guard.mark()
-        try:
-            await navigation
-        except PagesightError as exc:
-            refusals = await self._guard.since(mark)
-            refused = next((r.refused for r in refusals if r.tab == tab), None)
-            if refused is None:
-                raise
-            raise self._origins.refusal(refused.url) from exc
-
-    async def check_history(self, page: AsyncPage, step: int) -> None:
-        """Raise :class:`~pagesight.errors.OriginNotAllowed` before ``page`` goes ``step``
-        entries through its history to a URL the origin policy refuses. Only an attached
-        browser's tabs can hold one (a launched browser never loaded it): a page restored
-        from the back-forward cache loads nothing, so the guard would never see it."""
-        if self._guard is None and self._origins.file_access:
-            return  # no policy: no look at the history
-        with translate("reading the tab's history"):
-            history = await (await page._tab.session()).send("Page.getNavigationHistory")
-        index = history["currentIndex"] + step
-        if 0 <= index < len(history["entries"]):
-            self._origins.check(history["entries"][index]["url"])
-
-    def refusals_mark(self) -> int:
-        """Where the log of refused documents stands now (for :meth:`refused_since`)."""
-        return self._guard.mark() if self._guard is not None else 0
-
-    async def refused_since(
-        self, mark: int, page: AsyncPage, *, unowned: bool
-    ) -> tuple[tuple[Refused, ...], frozenset[str]]:
-        """What the origin policy refused for ``page`` since ``mark``: its own navigations,
-        the tabs it opened, its iframes' documents (those its own frame tree holds: a frame
-        inside an out-of-process iframe is refused all the same, but not reported); with
-        ``unowned`` (a middle click), tabs opened without an opener too. Beside them, the
-        target ids of the tabs it closed (opened blank, then sent to a refused origin: such a
-        tab may have been seen before it was refused)."""
-        if self._guard is None:
-            return (), frozenset()
-        refusals = await self._guard.since(mark)
-        if not refusals:
-            return (), frozenset()
-        tab = await page._tab.target_id()
-        frames: set[str] = set()
-        if any(r.refused.kind == "frame" for r in refusals):
-            # A tab gone meanwhile has no frames to report; the action says it is gone.
-            with contextlib.suppress(PagesightError):
-                tree = await (await page._tab.session()).send("Page.getFrameTree")
-                frames = _frame_ids(tree["frameTree"])
-        context = await page._tab.context_id() if unowned else None
-        own = [
-            r
-            for r in refusals
-            if (r.refused.kind == "navigation" and r.tab == tab)
-            or (r.refused.kind == "new_tab" and r.opener == tab)
-            or (unowned and r.refused.kind == "new_tab" and not r.opener and r.context == context)
-            or (r.refused.kind == "frame" and r.frame in frames)
-        ]
-        closed = frozenset(r.frame for r in own if r.refused.kind == "new_tab")
-        return tuple(r.refused for r in own), closed
-
-    async def _refused_requests_note(self, page: AsyncPage) -> str | None:
-        """The note an observation of ``page`` carries when the origin policy refused
-        requests of its documents (or their dedicated workers) since its last observation:
-        ``"3 requests refused by the origin policy"``."""
-        if self._guard is None:
-            return None
-        await self._guard.settled()
-        mark = self._requests_seen.get(page, 0)
-        now = self._requests_seen[page] = self._guard.requests_mark()
-        if now == mark:
-            return None
-        frames: set[str] = set()
-        # A tab gone meanwhile has no frames to count; the observation says it is gone.
-        with contextlib.suppress(PagesightError):
-            tree = await (await page._tab.session()).send("Page.getFrameTree")
-            frames = _frame_ids(tree["frameTree"])
-        count = self._guard.requests_between(mark, now, frames)
-        if not count:
-            return None
-        return f"{count} request{'s' if count > 1 else ''} refused by the origin policy"
-
     async def close(self) -> None:
         """Close pagesight's connection; a launched Chromium is stopped, an attached one kept.
         A call still running on one of its tabs (from another thread) raises BrowserClosed."""
-        self.closing = True
+        self._closing = True
         try:
             if self._process is not None:  # our own browser: close our tabs cleanly first
                 for page in list(self._pages.values()):
@@ -533,7 +436,7 @@ class AsyncBrowser:
         finally:
             if self._process is not None:
                 await self._process.stop()
-            self.artifacts.remove()
+            self._artifacts.remove()
 
     async def __aenter__(self) -> AsyncBrowser:
         return self
@@ -545,11 +448,3 @@ class AsyncBrowser:
         tb: TracebackType | None,
     ) -> None:
         await self.close()
-
-
-def _frame_ids(tree: dict[str, Any]) -> set[str]:
-    """Every frame id of a ``Page.getFrameTree`` answer."""
-    ids = {tree["frame"]["id"]}
-    for child in tree.get("childFrames", ()):
-        ids |= _frame_ids(child)
-    return ids

@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Unpack
+from typing import Any, Unpack
 
 from playwright.async_api import ElementHandle
 from playwright.async_api import Error as PlaywrightError
@@ -33,7 +33,9 @@ from pagesight.act.perform import (
 )
 from pagesight.act.pointer import look, look_in_place, to_top
 from pagesight.act.resolve import Resolver
+from pagesight.browser.risk_facts import facts_at, facts_of
 from pagesight.browser.runner import ActionRunner
+from pagesight.browser.services import TabServices
 from pagesight.browser.tab import Tab
 from pagesight.cdp import translate
 from pagesight.errors import (
@@ -46,6 +48,7 @@ from pagesight.errors import (
     check_seconds,
     first_line,
 )
+from pagesight.guard.confirm import ElementFacts
 from pagesight.observe import passes
 from pagesight.observe.blind import offers_something
 from pagesight.observe.budget import fit_tokens
@@ -64,9 +67,6 @@ from pagesight.observe.readiness import NetworkWatch, ask, wait_ready
 from pagesight.observe.tree import build
 from pagesight.vision.screen import Capture, Screen
 
-if TYPE_CHECKING:
-    from pagesight.browser.browser import AsyncBrowser
-
 _SLACK_S = 10.0
 """Room on top of an action's own waits before the page is deemed unresponsive."""
 _OCR_S = 60.0
@@ -76,28 +76,27 @@ _OCR_S = 60.0
 class AsyncPage:
     """A browser tab. Get one from :meth:`AsyncBrowser.open` or :attr:`AsyncBrowser.pages`."""
 
-    def __init__(self, browser: AsyncBrowser, page: PlaywrightPage, tab_id: int) -> None:
-        self._browser = browser
+    def __init__(self, services: TabServices, page: PlaywrightPage, tab_id: int) -> None:
+        self._services = services
         self._page = page
         self._id = tab_id
-        self._dialogs: DialogPolicy = browser.dialogs
-        self._tab = Tab(browser, page)
+        self._dialogs: DialogPolicy = services.dialogs
+        self._tab = Tab(services, page)
         self._network = NetworkWatch()
         self._network.attach(page)
         self._events = PageEvents(policy=lambda: self._dialogs)
         self._events.attach(page)
-        self._resolver = Resolver(page, browser.ids)
-        self._screen = Screen(page, browser.ids, self._tab.session)
+        self._resolver = Resolver(page, services.ids)
+        self._screen = Screen(page, services.ids, self._tab.session)
         self._runner = ActionRunner(
-            browser=browser,
+            services=services,
             page=page,
+            tab=self._tab,
             network=self._network,
             events=self._events,
             screen=self._screen,
             walk=self._walk,
             ready=self._ready,
-            target_id=self._tab.target_id,
-            context_id=self._tab.context_id,
         )
         self._dom_empty = 0  # DOM observations in a row with nothing to act on by name
         self._dom_empty_doc: str | None = None  # ... of this document
@@ -237,7 +236,7 @@ class AsyncPage:
             include=frozenset(include),
             max_chars=max_chars,
         )
-        refused = await self._browser._refused_requests_note(self)
+        refused = await self._services.refusals.requests_note(self._tab)
         if refused is not None:
             obs = replace(obs, notes=(*obs.notes, refused))
         if since is not None:
@@ -288,8 +287,8 @@ class AsyncPage:
             title=title,
             ready=True,
             document=document,
-            ocr=self._browser.ocr,
-            captioner=self._browser.vision_model,
+            ocr=self._services.ocr(),
+            captioner=self._services.vision_model,
         )
 
     async def screenshot(
@@ -332,7 +331,7 @@ class AsyncPage:
         options = {"href": href, "selector": selector}
         raw = await self._tab.walk(mode, options)
         tree = passes.collapse(
-            build(raw["tree"], doc=raw["doc"], frame=None, id_of=self._browser.ids.id_of)
+            build(raw["tree"], doc=raw["doc"], frame=None, id_of=self._services.ids.id_of)
         )
         obs = Observation(
             url=raw["url"],
@@ -403,7 +402,7 @@ class AsyncPage:
         gone = self._tab.gone_error()
         if gone is not None:
             raise gone
-        ref = self._browser.ids.locate(element_id)
+        ref = self._services.ids.locate(element_id)
         channel = self._tab.channel_of(ref.document) if ref is not None else None
         if ref is None or channel is None:
             raise StaleElement(f"no element [{element_id}] on this page; observe again")
@@ -434,6 +433,30 @@ class AsyncPage:
         if frame is None:
             raise StaleElement(f"element [{element_id}] is gone with its frame; observe again")
         return frame.url
+
+    async def risk_facts(self, element_id: int | None) -> ElementFacts | None:
+        """What the confirm rules (:mod:`pagesight.guard.confirm`) judge element
+        ``element_id`` by, read from the live page now: its names, whether it is its form's
+        submit button, the form's fields and the button Enter in one of them presses.
+        ``element_id=None`` reads the top document's focused element (where a key sent to no
+        element goes); ``None`` when nothing has focus. An element that is gone raises
+        :class:`~pagesight.errors.StaleElement`, a tab that is gone
+        :class:`~pagesight.errors.PageCrashed`."""
+        with translate("reading the element for the confirm rules"):
+            if element_id is None:
+                focused = await self._page.evaluate_handle("document.activeElement")
+                handle = focused.as_element()
+                if handle is None:
+                    return None
+            else:
+                handle = await self._resolver.element(element_id)
+            return await facts_of(handle)
+
+    async def risk_facts_at(self, x: float, y: float) -> ElementFacts | None:
+        """:meth:`risk_facts` of the element a click at ``(x, y)`` (CSS px of the viewport)
+        lands on, through frames of any origin; ``None`` over nothing."""
+        with translate("reading the element at a point for the confirm rules"):
+            return await facts_at(self._page.main_frame, x, y)
 
     async def find(self, query: str, *, top: int = 5) -> list[Match]:
         """The ``top`` elements of the page now that best match ``query`` ("搜索框", "the Save
@@ -534,10 +557,12 @@ class AsyncPage:
         landed and whether the new document became ready within ``wait`` seconds."""
         target = normalise_url(url)
         check_times(wait=wait, timeout=timeout)
-        self._browser.origins.check(target)  # OriginNotAllowed before the page is touched
+        self._services.refusals.policy.check(target)  # OriginNotAllowed before the page is touched
 
         async def load() -> None:
-            await self._browser.goto(self._page, target, wait_until="commit", timeout=timeout)
+            await self._services.refusals.goto(
+                self._tab, self._page, target, wait_until="commit", timeout=timeout
+            )
 
         work = self._runner.run("navigate", None, load, wait=0.0, timeout=wait)
         return self._last_read(await self._tab.guarded(work, wait + timeout + _SLACK_S))
@@ -545,10 +570,11 @@ class AsyncPage:
     async def back(self, *, wait: float = 5.0, timeout: float = 30.0) -> Effect:
         """Go back one step in this tab's history (``no_op`` when there is none)."""
         check_times(wait=wait, timeout=timeout)
-        await self._browser.check_history(self, -1)  # OriginNotAllowed before the page moves
+        # OriginNotAllowed before the page moves.
+        await self._services.refusals.check_history(self._tab, -1)
 
         async def go_back() -> None:
-            await self._browser.go_back(self._page, timeout=timeout)
+            await self._services.refusals.go_back(self._tab, self._page, timeout=timeout)
 
         work = self._runner.run("back", None, go_back, wait=0.0, timeout=wait)
         return self._last_read(await self._tab.guarded(work, wait + timeout + _SLACK_S))
@@ -566,7 +592,7 @@ class AsyncPage:
         parsed = parse_steps(steps)
         for step in parsed:  # a URL typed outside the origin policy: nothing runs
             if step.action == "navigate":
-                self._browser.origins.check(normalise_url(step.args["url"]))
+                self._services.refusals.policy.check(normalise_url(step.args["url"]))
         # One action, as far as answer_next_dialog goes: a confirm of its last step (a Save)
         # gets the answer told before it, not only one of its first.
         with self._events.action():

@@ -14,7 +14,7 @@ import contextlib
 import time
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
@@ -33,6 +33,8 @@ from pagesight.act.effect import Effect, NewTab, Seen, classify
 from pagesight.act.events import Mark, PageEvents, save_downloads
 from pagesight.act.perform import Performed
 from pagesight.act.settle import document_token, settle
+from pagesight.browser.refusals import TabTarget
+from pagesight.browser.services import TabServices
 from pagesight.cdp import translate
 from pagesight.errors import (
     ActionError,
@@ -46,9 +48,6 @@ from pagesight.observe.observation import Observation
 from pagesight.observe.readiness import NetworkWatch
 from pagesight.vision.diff import diff_screens, inside
 from pagesight.vision.screen import VISION_ACTIONS, Screen, VisionTarget
-
-if TYPE_CHECKING:
-    from pagesight.browser.browser import AsyncBrowser
 
 T = TypeVar("T")
 
@@ -108,25 +107,23 @@ class ActionRunner:
     def __init__(
         self,
         *,
-        browser: AsyncBrowser,
+        services: TabServices,
         page: PlaywrightPage,
+        tab: TabTarget,
         network: NetworkWatch,
         events: PageEvents,
         screen: Screen,
         walk: Walk,
         ready: Ready,
-        target_id: Callable[[], Awaitable[str]],
-        context_id: Callable[[], Awaitable[str]],
     ) -> None:
-        self._browser = browser
+        self._services = services
         self._page = page
+        self._tab = tab
         self._network = network
         self._events = events
         self._screen = screen
         self._walk = walk
         self._ready = ready
-        self._target_id = target_id
-        self._context_id = context_id
 
     async def run_at(
         self,
@@ -236,13 +233,13 @@ class ActionRunner:
             check(before)
         shot = await self._screen.shot() if screen else None
         with translate("claiming the download folder"):
-            await self._browser.artifacts.claim()  # another client may have moved it
+            await self._services.artifacts.claim()  # another client may have moved it
         mark = self._events.mark()
-        refusals = self._browser.refusals_mark()
+        refusals = self._services.refusals.mark()
         url_before = self._page.url
-        target_id = await self._target_id()
-        context_id = await self._context_id() if unowned_tabs else None
-        opened = self._browser.openings.by(target_id, context_id)
+        target_id = await self._tab.target_id()
+        context_id = await self._tab.context_id() if unowned_tabs else None
+        opened = self._services.openings.by(target_id, context_id)
         since = time.monotonic()
         catch = context_id is not None
         with self._events.tabs_without_opener(self._page, catch=catch), self._events.action():
@@ -255,12 +252,11 @@ class ActionRunner:
                 document=doc_before,
                 timeout=timeout,
             )
-            tabs = self._browser.openings.by(target_id, context_id) - opened
+            tabs = self._services.openings.by(target_id, context_id) - opened
             seen = await self.seen(mark, done.scrolled, tabs=tabs, deadline=since + timeout)
         moved = await done.moved() if done.moved is not None else None
-        tab = self._browser.wrap(self._page)
-        refused, closed = await self._browser.refused_since(
-            refusals, tab, unowned=context_id is not None
+        refused, closed = await self._services.refusals.since(
+            refusals, self._tab, unowned=context_id is not None
         )
         if closed and seen.new_tabs:
             seen = replace(seen, new_tabs=await self._open_tabs(seen.new_tabs, closed))
@@ -302,8 +298,8 @@ class ActionRunner:
             title=after.title,
             ready=settled.ready,
             document=doc_after,
-            ocr=self._browser.ocr,
-            captioner=self._browser.vision_model,
+            ocr=self._services.ocr(),
+            captioner=self._services.vision_model,
             shot=now,
         )
         return replace(effect, observation=seen_after)
@@ -313,13 +309,13 @@ class ActionRunner:
     ) -> tuple[NewTab, ...]:
         """``new_tabs`` less those the origin policy closed: a tab opened blank shows, and is
         handed out, before the script moving it on is refused and the tab closed."""
-        open_pages = {page.id: page for page in self._browser.pages}
+        open_tabs = self._services.open_tabs()
         kept = []
         for new_tab in new_tabs:
-            page = open_pages.get(new_tab.id)
+            tab = open_tabs.get(new_tab.id)
             # A tab closing as it is asked for is not kept either.
             with contextlib.suppress(PagesightError, PlaywrightError):
-                if page is not None and await page._tab.target_id() not in closed:
+                if tab is not None and await tab.target_id() not in closed:
                     kept.append(new_tab)
         return tuple(kept)
 
@@ -332,7 +328,7 @@ class ActionRunner:
             await asyncio.sleep(0.025)  # Playwright announces a tab once its page commits
         timeout = max(deadline - time.monotonic(), 0.1)
         downloads = await save_downloads(
-            events.downloads[mark.downloads :], self._browser.downloads
+            events.downloads[mark.downloads :], self._services.downloads
         )
         new_tabs = []
         for popup in events.popups[mark.popups :]:
@@ -341,8 +337,8 @@ class ActionRunner:
                 await popup.wait_for_load_state("domcontentloaded", timeout=timeout * 1000)
             if popup.is_closed():  # gone at once (the origin policy refused it): no tab to use
                 continue
-            await self._browser.fit(popup)  # its page has the viewport before it is handed out
-            new_tabs.append(NewTab(id=self._browser.wrap(popup).id, url=popup.url))
+            await self._services.fit(popup)  # its page has the viewport before it is handed out
+            new_tabs.append(NewTab(id=self._services.tab_id(popup), url=popup.url))
         return Seen(
             new_tabs=tuple(new_tabs),
             downloads=downloads,

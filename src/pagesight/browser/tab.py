@@ -12,19 +12,17 @@ import asyncio
 import contextlib
 from collections import OrderedDict
 from collections.abc import Collection, Coroutine
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from playwright.async_api import Page as PlaywrightPage
 
 from pagesight.browser.runner import guarded
+from pagesight.browser.services import TabServices
 from pagesight.cdp import CdpSession, translate
 from pagesight.errors import BrowserClosed, PageCrashed, ProtocolError
 from pagesight.observe.capture import CdpChannel, Channel, EvaluateChannel, Raw, capture
 from pagesight.observe.observation import Mode
 from pagesight.observe.readiness import stops_answering
-
-if TYPE_CHECKING:
-    from pagesight.browser.browser import AsyncBrowser
 
 T = TypeVar("T")
 DOCUMENTS_KEPT = 256
@@ -33,8 +31,8 @@ its ids, a tab that browses for days does not keep every document's."""
 
 
 class Tab:
-    def __init__(self, browser: AsyncBrowser, page: PlaywrightPage) -> None:
-        self._browser = browser
+    def __init__(self, services: TabServices, page: PlaywrightPage) -> None:
+        self._services = services
         self._page = page
         self._cdp: CdpSession | None = None
         self._target: str | None = None
@@ -54,7 +52,7 @@ class Tab:
     def _on_close(self, _page: PlaywrightPage) -> None:
         self.gone.set()
         for document in self._channels:
-            self._browser.ids.forget(document)
+            self._services.ids.forget(document)
         self._channels.clear()
 
     def channel_of(self, document: str) -> Channel | None:
@@ -70,7 +68,7 @@ class Tab:
             if oldest in shown:
                 return
             del self._channels[oldest]
-            self._browser.ids.forget(oldest)
+            self._services.ids.forget(oldest)
 
     async def walk(self, mode: Mode, options: dict[str, bool]) -> Raw:
         """The walker's reading of the tab's documents (the main one and its frames)."""
@@ -142,7 +140,7 @@ class Tab:
         """What to raise for a tab that is no more (crashed, closed, or its browser closed)."""
         # The browser first: closed (e.g. from another thread, while this call ran) or gone
         # from under us, it took this tab along, and only a new browser helps.
-        gone = self._browser.gone_error()
+        gone = self._services.gone_error()
         if gone is not None:
             return gone
         if not (self.gone.is_set() or self.crashed or self._page.is_closed()):

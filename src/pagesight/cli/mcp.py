@@ -83,8 +83,8 @@ def add_mcp_options(commands: argparse._SubParsersAction[Any]) -> None:
 
 def run_mcp(args: argparse.Namespace) -> int:
     """Check the options, then serve until the client goes (stdio) or SIGTERM / Ctrl-C."""
+    from pagesight.agent.confirm import ConfirmPolicy
     from pagesight.agent.secrets import Secrets
-    from pagesight.guard.confirm import ConfirmPolicy
     from pagesight.mcp.browsers import BrowserOptions, check_guard_options
     from pagesight.mcp.server import PagesightMCP
     from pagesight.mcp.transport import bind, serve_http, serve_stdio

@@ -1,8 +1,13 @@
-"""A person before risky actions: the risk rules (data a user can extend) and the gate.
+"""A person before risky actions: the risk rules, data a user can extend, judged on facts.
 
-The tool registry asks :meth:`ConfirmPolicy.gate` before a page step runs (and before a tool
-call such as ``handle_dialog`` accepting a confirm), so the agent, the CLI and the MCP
-server all pass through the same check. What it decides:
+The rules are pure: given an action and what is known of its target (a :class:`Target`,
+built from the live page's :class:`ElementFacts` and the latest observation), they say
+whether a person must allow it (a :class:`Risk`) or not. Reading those facts is the page's
+(:meth:`AsyncPage.risk_facts <pagesight.browser.page.AsyncPage.risk_facts>`); asking the person
+is the gate's (:class:`pagesight.agent.confirm.ConfirmPolicy`), which the tool registry asks
+before a page step runs (and before a tool call such as ``handle_dialog`` accepting a
+confirm), so the agent, the CLI and the MCP server all pass through the same check. What the
+rules decide:
 
 * ``mode="never"``: nothing is asked;
 * ``mode="all"``: every page action, and accepting a dialog, needs a person;
@@ -20,9 +25,7 @@ server all pass through the same check. What it decides:
     ``accept=true``, or any action of a tab whose :class:`~pagesight.act.events.DialogPolicy`
     accepts confirms.
 
-A person is asked through ``ask`` (the CLI's terminal, an MCP client's elicitation, a
-program's callback); without one, the step is refused with ``needs_person`` and nothing is
-done. The rules are data: ``RiskRules().extended(control_words=("archive",))``, or
+The rules are data: ``RiskRules().extended(control_words=("archive",))``, or
 ``RiskRules.load("rules.json")`` (``pagesight run --confirm-rules FILE``) with the words to
 add: ``{"control_words": ["archive", "归档"], "field_words": ["routing number"]}``.
 """
@@ -32,18 +35,12 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-import weakref
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import Any, Literal, get_args
 
-from pagesight.errors import InvalidOption, PagesightError
-
-if TYPE_CHECKING:
-    from pagesight.act.resolve import Resolver
-    from pagesight.agent.session import Session
-    from pagesight.browser.page import AsyncPage
+from pagesight.errors import InvalidOption
 
 Mode = Literal["risky", "all", "never"]
 MODES: tuple[str, ...] = get_args(Mode)
@@ -186,6 +183,24 @@ class Field:
 
 
 @dataclass(frozen=True, kw_only=True)
+class ElementFacts:
+    """What the live page says of the element an action is aimed at: the page's part of a
+    :class:`Target` (read by :meth:`AsyncPage.risk_facts
+    <pagesight.browser.page.AsyncPage.risk_facts>`)."""
+
+    names: tuple[str, ...] = ()
+    """Its accessible label, shown text, value (not a field's), title, alt."""
+    submits: bool = False
+    """It is its form's own submit button."""
+    field: Field | None = None
+    """It is itself a field (Enter in it submits its form)."""
+    form_fields: tuple[Field, ...] = ()
+    """The fields of the form it belongs to (none outside a form)."""
+    default_button: tuple[str, ...] = ()
+    """The names of its form's first submit button."""
+
+
+@dataclass(frozen=True, kw_only=True)
 class Target:
     """What the rules know of the element an action is aimed at, read from the live page."""
 
@@ -217,22 +232,15 @@ class Risk:
         return f"pagesight is about to {self.action}: {self.why}. Go ahead?"
 
 
-@dataclass(frozen=True, kw_only=True)
-class Refusal:
-    """A step the gate did not let run: ``needs_person`` (no one to ask) or
-    ``declined_by_person``."""
-
-    reason: Literal["needs_person", "declined_by_person"]
-    message: str
-    risk: Risk
-
-
-Asker = Callable[[Risk], Awaitable[bool]]
-"""Asks a person whether a risky action may go ahead: True to allow it."""
-
 _SUBMIT_KEYS = frozenset({"enter", "numpadenter"})
 _PRESS_KEYS = _SUBMIT_KEYS | {" ", "space"}
 """Keys that press a focused button or follow a focused link, as a click does."""
+
+
+def judges_focus(action: str, args: Mapping[str, Any]) -> bool:
+    """Whether a step aimed at no element is judged on the element with focus: a key that
+    presses a focused button or follows a focused link (Enter, Space) acts on it."""
+    return action == "press_key" and _key(args) in _PRESS_KEYS
 
 
 def assess_step(
@@ -296,214 +304,10 @@ def assess_call(rules: RiskRules, mode: Mode, tool: str, args: Mapping[str, Any]
     )
 
 
-@dataclass(frozen=True, kw_only=True)
-class ConfirmPolicy:
-    """When a person must allow an action (``mode``, ``rules``) and how one is asked
-    (``ask``; ``None``: the step is refused with ``needs_person``)."""
-
-    mode: Mode = "never"
-    rules: RiskRules = field(default_factory=RiskRules)
-    ask: Asker | None = field(default=None, compare=False)
-    no_one_to_ask: str = "ask the user whether to go ahead, and let them do it"
-    """What a refusal tells the caller to do (the MCP server says more)."""
-
-    def __post_init__(self) -> None:
-        check_mode(self.mode)
-        if not isinstance(self.rules, RiskRules):
-            raise InvalidOption("confirm_rules", f"expected RiskRules, not {self.rules!r}")
-        if self.ask is not None and not callable(self.ask):
-            raise InvalidOption("confirmer", f"expected an async function, not {self.ask!r}")
-
-    async def gate_step(
-        self, session: Session, ref: int | None, action: str, args: Mapping[str, Any]
-    ) -> Refusal | None:
-        """Read the target from the session's tab, apply the rules, ask if they say so:
-        ``None`` when the step may run."""
-        if self.mode == "never":
-            return None
-        target = None
-        if ref is not None or (action == "press_key" and _key(args) in _PRESS_KEYS):
-            target = await read_target(session, ref)  # no ref: the element with focus
-        accepts = session.page.dialogs.confirm == "accept"
-        return await self._decide(
-            assess_step(self.rules, self.mode, action, args, target, accepts_confirms=accepts)
-        )
-
-    async def gate_point(self, session: Session, action: str, x: float, y: float) -> Refusal | None:
-        """:meth:`gate_step` for an action at a point of the viewport (``click_xy``, …): a
-        click is judged on the element under the point, as a click on its id would be."""
-        if self.mode == "never":
-            return None
-        target = await read_target_at(session, x, y) if action == "click" else None
-        accepts = session.page.dialogs.confirm == "accept"
-        return await self._decide(
-            assess_step(self.rules, self.mode, action, {}, target, accepts_confirms=accepts)
-        )
-
-    async def gate_call(self, tool: str, args: Mapping[str, Any]) -> Refusal | None:
-        return await self._decide(assess_call(self.rules, self.mode, tool, args))
-
-    async def decide(self, risk: Risk) -> Refusal | None:
-        """Ask about ``risk`` (a planner's own risk stop comes here too)."""
-        return await self._decide(risk)
-
-    async def _decide(self, risk: Risk | None) -> Refusal | None:
-        if risk is None:
-            return None
-        if self.ask is None:
-            message = f"a person must allow this: {risk.action} ({risk.why}); {self.no_one_to_ask}"
-            return Refusal(reason="needs_person", message=message, risk=risk)
-        if await self.ask(risk):
-            return None
-        message = f"the person declined: {risk.action} ({risk.why}); nothing was done"
-        return Refusal(reason="declined_by_person", message=message, risk=risk)
-
-
 def check_mode(mode: object) -> Mode:
     if mode not in MODES:
         raise InvalidOption("confirm", f"confirm is one of {', '.join(MODES)}, not {mode!r}")
     return mode  # type: ignore[return-value]  # checked just above
-
-
-# --- reading the target from the page -------------------------------------------------------
-
-_FACTS = """(el) => {
-  const squash = (s) => (s || "").replace(/\\s+/g, " ").trim();
-  const labels = (f) => [...(f.labels || [])].map((l) => squash(l.innerText));
-  const fieldOf = (f) => ({
-    type: (f.getAttribute("type") || f.tagName).toLowerCase(),
-    words: [f.name, f.id, f.getAttribute("autocomplete"), f.getAttribute("placeholder"),
-            f.getAttribute("aria-label"), ...labels(f)].map(squash).filter(Boolean),
-  });
-  const tag = el.tagName.toLowerCase();
-  const type = (el.getAttribute("type") || "").toLowerCase();
-  const form = el.form || el.closest("form");
-  const isField = ["input", "textarea", "select"].includes(tag);
-  const submits = !!form && ((tag === "button" && (type === "" || type === "submit")) ||
-    (tag === "input" && (type === "submit" || type === "image")));
-  const fields = form ? [...form.elements].filter((f) => f.tagName !== "BUTTON") : [];
-  const isSubmit = (b) => (b.tagName === "BUTTON" && ["", "submit"].includes(b.type)) ||
-    (b.tagName === "INPUT" && ["submit", "image"].includes(b.type));
-  const button = form ? [...form.elements].find(isSubmit) : null;
-  return {
-    names: [el.getAttribute("aria-label"), el.innerText, isField ? "" : el.value,
-            el.getAttribute("title"), el.getAttribute("alt")].map(squash).filter(Boolean),
-    submits,
-    field: isField ? fieldOf(el) : null,
-    form_fields: fields.map(fieldOf),
-    default_button: button ? [button.getAttribute("aria-label"), button.innerText, button.value,
-                              button.getAttribute("title"), button.getAttribute("alt")]
-                             .map(squash).filter(Boolean) : [],
-  };
-}"""
-
-_RESOLVERS: weakref.WeakKeyDictionary[AsyncPage, Resolver] = weakref.WeakKeyDictionary()
-
-
-async def read_target(session: Session, ref: int | None) -> Target | None:
-    """What the rules need of element ``ref`` (``None``: the top document's focused
-    element, where a key with no ref goes), read from the live page; ``None`` when it cannot
-    be read (the action then fails on its own: a stale id, a crashed tab)."""
-    from playwright.async_api import Error as PlaywrightError
-
-    from pagesight.act.resolve import Resolver
-
-    page, latest = session.page, session.latest
-    resolver = _RESOLVERS.get(page)
-    if resolver is None:
-        resolver = _RESOLVERS[page] = Resolver(page.playwright, session.browser.ids)
-    element = next((e for e in latest.elements if e.id == ref), None) if latest else None
-    try:
-        if ref is None:
-            focused = await page.playwright.evaluate_handle("document.activeElement")
-            handle = focused.as_element()
-            if handle is None:
-                return None
-        else:
-            handle = await resolver.element(ref)
-        facts = await handle.evaluate(_FACTS)
-    except (PagesightError, PlaywrightError):
-        return None
-    names = tuple(facts["names"])
-    description = f"element [{ref}]" if ref is not None else "the focused element"
-    if element is not None:
-        names = (element.name, *names)
-        description = f"[{ref}] {element.role} {json.dumps(element.name, ensure_ascii=False)}"
-    return Target(
-        description=description,
-        names=names,
-        submits=bool(facts["submits"]),
-        field=_field(facts["field"]) if facts["field"] else None,
-        form_fields=tuple(_field(f) for f in facts["form_fields"]),
-        default_button=tuple(facts["default_button"]),
-    )
-
-
-_AT_POINT = """([x, y]) => {
-  const el = document.elementFromPoint(x, y);
-  if (!el) return null;
-  if (el.tagName === "IFRAME" || el.tagName === "FRAME") {
-    const r = el.getBoundingClientRect(), st = getComputedStyle(el);
-    return { frame: el, x: x - r.left - el.clientLeft - parseFloat(st.paddingLeft),
-             y: y - r.top - el.clientTop - parseFloat(st.paddingTop) };
-  }
-  return { element: el.closest(`a[href], button, input, select, textarea, summary, label,
-    [role=button], [role=link], [role=menuitem], [role=menuitemcheckbox], [role=option],
-    [role=tab], [role=switch], [role=checkbox], [onclick]`) || el };
-}"""
-
-
-async def read_target_at(session: Session, x: float, y: float) -> Target | None:
-    """What the rules need of the element a click at ``(x, y)`` (CSS px of the viewport)
-    lands on — through frames, of any origin — with the names the latest observation gives
-    the smallest box holding the point (on a page read off the screen, the words OCR read
-    there: a "Delete" drawn on a canvas); ``None`` over nothing."""
-    from playwright.async_api import Error as PlaywrightError
-
-    boxes = [
-        e
-        for e in (session.latest.elements if session.latest else ())
-        if e.bounds is not None
-        and e.bounds[0] <= x <= e.bounds[0] + e.bounds[2]
-        and e.bounds[1] <= y <= e.bounds[1] + e.bounds[3]
-    ]
-    seen = min(boxes, key=lambda e: e.bounds[2] * e.bounds[3] if e.bounds else 0, default=None)
-    names: tuple[str, ...] = (seen.name,) if seen is not None else ()
-    facts: dict[str, Any] | None = None
-    frame, at = session.page.playwright.main_frame, (x, y)
-    try:
-        for _ in range(8):  # frames in frames, each hit-tested in its own document
-            hit = await frame.evaluate_handle(_AT_POINT, list(at))
-            inner_frame = await hit.get_property("frame")
-            inner = inner_frame.as_element()
-            if inner is None:
-                element = (await hit.get_property("element")).as_element()
-                facts = await element.evaluate(_FACTS) if element is not None else None
-                break
-            content = await inner.content_frame()
-            if content is None:
-                break
-            inner_x = float(await (await hit.get_property("x")).json_value())
-            inner_y = float(await (await hit.get_property("y")).json_value())
-            frame, at = content, (inner_x, inner_y)
-    except (PagesightError, PlaywrightError):
-        facts = None
-    if facts is None and not names:
-        return None
-    names = (*names, *(facts["names"] if facts else ()))
-    shown = json.dumps(names[0], ensure_ascii=False) if names else "?"
-    return Target(
-        description=f"the element {shown} at ({x:g}, {y:g})",
-        names=names,
-        submits=bool(facts and facts["submits"]),
-        field=_field(facts["field"]) if facts and facts["field"] else None,
-        form_fields=tuple(_field(f) for f in facts["form_fields"]) if facts else (),
-        default_button=tuple(facts["default_button"]) if facts else (),
-    )
-
-
-def _field(raw: dict[str, Any]) -> Field:
-    return Field(type=str(raw["type"]), words=tuple(str(w) for w in raw["words"]))
 
 
 # --- matching --------------------------------------------------------------------------------

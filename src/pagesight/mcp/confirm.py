@@ -27,7 +27,8 @@ from mcp.server.mcpserver.context import Context
 from mcp.shared.exceptions import NoBackChannelError
 from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitResult, InputRequiredResult
 
-from pagesight.guard.confirm import Asker, Risk
+from pagesight.agent.confirm import Asker
+from pagesight.guard.confirm import Risk
 
 APPROVAL = "pagesight_confirm"
 """The key of the elicitation in an ``InputRequiredResult`` (and of its answer)."""

@@ -21,12 +21,12 @@ from mcp.server.mcpserver.context import Context
 from mcp_types import CallToolResult, InputRequiredResult, TextContent
 from mcp_types import Tool as MCPTool
 
+from pagesight.agent.confirm import Asker, ConfirmPolicy
 from pagesight.agent.loop import mask_exception
 from pagesight.agent.registry import ToolRegistry, reason_of
 from pagesight.agent.session import Session
 from pagesight.agent.untrusted import RULE
 from pagesight.errors import PageCrashed, PagesightError, PageUnresponsive, RuntimeFailure
-from pagesight.guard.confirm import Asker, ConfirmPolicy
 from pagesight.mcp import names
 from pagesight.mcp.browsers import BrowserHolder, BrowserOptions, Holders
 from pagesight.mcp.confirm import NO_ELICITATION, InputNeeded, NoOneToAsk, asker
