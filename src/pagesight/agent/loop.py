@@ -202,7 +202,7 @@ class AsyncAgent:
         for number in range(1, self._max_steps + 1):
             clock = time.monotonic()
             if after is not None and previous is not None and include <= after.include:
-                obs = changes_since(after, previous)
+                obs = passes.changes_since(after, previous)
             else:
                 obs = await session.page.observe(
                     since=previous, include=include, timeout=self._timeout
@@ -470,14 +470,6 @@ def _settled_after(results: tuple[ToolResult, ...], session: Session) -> Observa
     if effect is None or not effect.ready or session.latest is not effect.observation:
         return None
     return effect.observation
-
-
-def changes_since(obs: Observation, previous: Observation) -> Observation:
-    """``obs`` showing what changed since ``previous`` (as ``page.observe(since=)`` does):
-    a batch's effect holds the change of its last action only."""
-    shared = {e.id for e in previous.elements} & {e.id for e in obs.elements}
-    same = bool(shared) or not (previous.elements and obs.elements)
-    return replace(obs, changes=passes.diff(previous.elements, obs.elements, same_document=same))
 
 
 def count_tokens(text: str) -> int:

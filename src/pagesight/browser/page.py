@@ -240,11 +240,7 @@ class AsyncPage:
         if refused is not None:
             obs = replace(obs, notes=(*obs.notes, refused))
         if since is not None:
-            # Ids are per document: none shared means another document, nothing to compare.
-            shared = {e.id for e in since.elements} & {e.id for e in obs.elements}
-            same = bool(shared) or not (since.elements and obs.elements)
-            changes = passes.diff(since.elements, obs.elements, same_document=same)
-            obs = replace(obs, changes=changes)
+            obs = passes.changes_since(obs, since)
         if max_tokens is not None:
             obs = fit_tokens(obs, max_tokens)
         self._on_screen = obs.mode == "vision"

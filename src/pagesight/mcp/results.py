@@ -2,12 +2,13 @@
 
 Text first (the tool's own text: an effect, an outline, matches); after an action, the page
 after it: the whole outline when it is another document (or the model has no page to read a
-change on), else only what changed since the page the model last had (the rule the agent's
-context keeps: a change is shown when it is the same document read from the DOM and smaller
-than the page), and nothing when the effect already named every change (a typed value). A
-screenshot comes as an image. Text from the page travels inside the untrusted-content markers
-(:mod:`pagesight.agent.untrusted`). No structured content: it would repeat the text, and every
-token returned is the model's to pay.
+change on), else only what changed since the page the model last had (the LLM planner's rule,
+:func:`~pagesight.observe.passes.reads_on` and
+:func:`~pagesight.observe.passes.smaller_than_page`: a change is shown when it is the same
+document read from the DOM the same way and smaller than the page), and nothing when the
+effect already named every change (a typed value). A screenshot comes as an image. Text from
+the page travels inside the untrusted-content markers (:mod:`pagesight.agent.untrusted`). No
+structured content: it would repeat the text, and every token returned is the model's to pay.
 
 When the whole page follows, the effect is cut to what the page cannot say: its element
 lists (``+ [11] link …``, the page shows what is there now, the count line what went) and its
@@ -24,13 +25,12 @@ from typing import Any
 
 from mcp_types import CallToolResult, ContentBlock, ImageContent, TextContent
 
-from pagesight.agent.loop import changes_since
 from pagesight.agent.secrets import Secrets
 from pagesight.agent.tool import ToolResult
 from pagesight.agent.untrusted import untrusted
 from pagesight.observe.observation import Observation
+from pagesight.observe.passes import changes_since, reads_on, smaller_than_page
 from pagesight.planners.llm.context import DELTA, FULL
-from pagesight.tokens import count_tokens
 
 
 def content(result: ToolResult, *, before: Observation | None) -> CallToolResult:
@@ -58,7 +58,7 @@ def page_after(result: ToolResult, *, before: Observation | None) -> str | None:
     if after is None:
         return None
     whole = replace(after, changes=None).text()
-    if before is None or after.mode == "vision" or before.mode != after.mode:
+    if before is None or not reads_on(after.mode, before.mode):
         return f"{FULL}\n{whole}"
     changed = changes_since(after, before)
     if changed.changes is None or changed.changes.new_document:
@@ -66,7 +66,7 @@ def page_after(result: ToolResult, *, before: Observation | None) -> str | None:
     if _told(changed, result):
         return None
     delta = changed.text()
-    if count_tokens(delta) >= count_tokens(whole):
+    if not smaller_than_page(delta, whole):
         return f"{FULL}\n{whole}"
     return f"{DELTA}\n{delta}"
 

@@ -14,6 +14,7 @@ from pagesight.observe.find import Query, Target, score
 from pagesight.observe.observation import Observation
 from pagesight.observe.roles import actions_for
 from pagesight.observe.tree import Node
+from pagesight.tokens import count_tokens
 
 # Containers whose label tells apart identical controls inside them.
 _GROUPING = frozenset(
@@ -294,6 +295,31 @@ def _shown(el: Element) -> tuple[object, ...]:
         el.options,
         el.error,
     )
+
+
+def changes_since(obs: Observation, previous: Observation) -> Observation:
+    """``obs`` with what changed since ``previous`` (``page.observe(since=)``, the agent's
+    next step, an MCP reply). Ids are per document: when the two share none (and both have
+    some), ``obs`` is another document and there is nothing to compare."""
+    shared = {e.id for e in previous.elements} & {e.id for e in obs.elements}
+    same = bool(shared) or not (previous.elements and obs.elements)
+    return replace(obs, changes=diff(previous.elements, obs.elements, same_document=same))
+
+
+def reads_on(mode: str, read_as: str | None) -> bool:
+    """Whether a change of a page read as ``mode`` can be shown to a model that has the page
+    read as ``read_as`` (``None``: it has none): both read from the DOM, the same way. A
+    screen reading's ids are not the DOM's, and a model shown a picture has no outline to
+    read a change on."""
+    return read_as is not None and mode != "vision" and mode == read_as
+
+
+def smaller_than_page(delta: str, whole: str, *, shown: int = 0) -> bool:
+    """Whether showing ``delta`` (what changed) costs a model less than ``whole`` (the page),
+    counting ``shown``: the tokens of the changes already shown on top of the same whole page,
+    which the model reads this one on top of too. With :func:`reads_on`, the one rule for a
+    change or the whole page, for the LLM planner's context and the MCP server's replies."""
+    return shown + count_tokens(delta) < count_tokens(whole)
 
 
 def diff(

@@ -23,6 +23,7 @@ from pagesight.agent.untrusted import untrusted
 from pagesight.errors import InvalidOption
 from pagesight.messages import Message, ToolCall, Usage
 from pagesight.models.model import Model
+from pagesight.observe.passes import reads_on, smaller_than_page
 from pagesight.planners.llm.context import DEFAULT_BUDGET, Context, effect_brief, system_prompt
 from pagesight.planners.llm.textcalls import read_calls
 from pagesight.planners.llm.toolcheck import check_calls
@@ -203,10 +204,11 @@ class ModelPlanner:
         """Whether what changed is worth showing instead of the page: it is a change of the
         same document, read from the DOM, and it (with the changes shown since the last
         whole page, which it reads on top of) is smaller than the page."""
-        mode = state.observation.mode
-        if not self._deltas or state.delta is None or mode == "vision" or mode != self._shown_mode:
+        if not self._deltas or state.delta is None:
             return False
-        return self._delta_tokens + count_tokens(state.delta) < count_tokens(state.text)
+        if not reads_on(state.observation.mode, self._shown_mode):
+            return False
+        return smaller_than_page(state.delta, state.text, shown=self._delta_tokens)
 
     async def _whole(self, context: Context, lead: str, state: State, **extra: Any) -> Message:
         """The whole page after ``lead``: the outline, or, once the page is read off a
