@@ -20,7 +20,6 @@ import hashlib
 import importlib
 import importlib.util
 import pkgutil
-import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
@@ -31,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 
 from pagesight.agent.tool import PageStep, Tool, ToolFailure, ToolResult, validation_message
-from pagesight.errors import ActionError, InputError, InvalidOption
+from pagesight.errors import InputError, InvalidOption
 from pagesight.messages import ToolSpec
 
 if TYPE_CHECKING:
@@ -189,7 +188,7 @@ def effect_result(effect: Effect, session: Session) -> ToolResult:
         # The action ran, but where it led was refused: an error for the model, which must
         # not think it reached the page, with the effect kept (the tab is where it was).
         error = session.browser.origins.refusal(refused.url)
-        failure = ToolFailure(reason=reason_of(error), message=str(error))
+        failure = ToolFailure(reason=error.reason, message=str(error))
         text = f"error ({failure.reason}): {failure.message}\n{result.text}"
         return replace(result, text=text, error=failure)
     return result
@@ -206,16 +205,7 @@ def _refusal(refused: Refusal, session: Session) -> ToolResult:
 
 
 def _failure(exc: InputError, session: Session) -> ToolResult:
-    return ToolResult.failure(reason_of(exc), session.secrets.mask(str(exc)))
-
-
-def reason_of(exc: InputError) -> str:
-    """The typed reason of an error: an ActionError's own, else its class in snake case
-    (``InvalidOption`` -> ``invalid_option``, ``UnsupportedURL`` -> ``unsupported_url``)."""
-    if isinstance(exc, ActionError):
-        return exc.reason
-    words = re.findall(r"[A-Z]+(?![a-z])|[A-Z][a-z]*", type(exc).__name__)
-    return "_".join(w.lower() for w in words)
+    return ToolResult.failure(exc.reason, session.secrets.mask(str(exc)))
 
 
 def _folder_modules(folder: Path) -> list[ModuleType]:

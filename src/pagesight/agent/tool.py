@@ -52,7 +52,7 @@ class PageStep:
 class ToolFailure:
     """Why a tool call failed, typed: ``reason`` is an ActionError's reason (``stale_id``,
     ``covered``, ``option_not_found``, …), ``invalid_arguments``, ``unknown_tool``,
-    ``not_batchable``, or the snake-case name of the pagesight error (``invalid_option``,
+    ``not_batchable``, or the pagesight error's own ``reason`` (``invalid_option``,
     ``navigation_error``, ``unsupported_url``)."""
 
     reason: str
