@@ -6,7 +6,7 @@ from typing import Any
 import pydantic
 
 from pagesight.act.batch import StepResult
-from pagesight.agent.registry import filled, masked
+from pagesight.agent.results import masked
 from pagesight.agent.session import Session
 from pagesight.agent.tool import PageStep, ToolFailure, ToolResult
 from pagesight.errors import InputError
@@ -47,7 +47,7 @@ async def batch(session: Session, *, actions: list[BatchAction]) -> ToolResult:
         steps.append(planned)
     try:
         # Every step's secrets checked against where they go before any step runs.
-        ready = [(s.ref, s.action, await filled(s, session)) for s in steps]
+        ready = [(s.ref, s.action, await session.secrets.fill_step(s, session.page)) for s in steps]
         result = await session.page.batch(ready)
     except InputError as exc:  # a step page.batch refused before any ran (a missing file)
         return ToolResult.failure(exc.reason, f"{exc}; nothing was run")
@@ -91,7 +91,7 @@ async def batch(session: Session, *, actions: list[BatchAction]) -> ToolResult:
     )
     if out.error is None and refused is not None:
         # A step ran but where it led was refused (the tab stayed, the rest did not run): an
-        # error for the model, as the same action alone is (registry.effect_result).
+        # error for the model, as the same action alone is (results.effect_result).
         error = session.browser.origins.refusal(refused.url)
         failure = ToolFailure(reason=error.reason, message=str(error))
         # Said first, as for one action: the step's own effect reads as a no_op.
