@@ -53,6 +53,7 @@ from pagesight.guard.confirm import Asker, ConfirmPolicy, Mode, Risk, RiskRules,
 from pagesight.observe import passes
 from pagesight.observe.observation import Element, Observation
 from pagesight.runs.record import FINAL_SHOT, RunRecorder, default_folder
+from pagesight.tokens import count_tokens
 from pagesight.vision.screen import Capture
 
 if TYPE_CHECKING:
@@ -475,9 +476,3 @@ def changes_since(obs: Observation, previous: Observation) -> Observation:
     shared = {e.id for e in previous.elements} & {e.id for e in obs.elements}
     same = bool(shared) or not (previous.elements and obs.elements)
     return replace(obs, changes=passes.diff(previous.elements, obs.elements, same_document=same))
-
-
-def count_tokens(text: str) -> int:
-    from pagesight.tokens import count_tokens as count
-
-    return count(text)
