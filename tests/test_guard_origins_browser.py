@@ -21,7 +21,7 @@ import pytest
 from conftest import PAGES, StaticServer
 from pagesight import Browser, Effect, InvalidOption, OriginNotAllowed
 from pagesight.agent import Session, ToolRegistry
-from pagesight.agent.registry import run_step
+from pagesight.agent.results import run_step
 from pagesight.agent.tool import PageStep
 from pagesight.aio import AsyncBrowser
 from pagesight.guard.origins import origin_of

@@ -27,7 +27,8 @@ def translate(what: str = "the browser call") -> Iterator[None]:
         yield
     except TargetClosedError as exc:
         raise PageCrashed(
-            f"{what} failed: the page was closed or its renderer crashed; open a new page"
+            f"{what} failed: the page was closed or its renderer crashed",
+            advice="open a new page",
         ) from exc
     except PlaywrightError as exc:
         raise ProtocolError(f"{what} failed: {first_line(exc)}") from exc
@@ -118,7 +119,7 @@ class CdpSession:
                 session = await self._context.new_cdp_session(frame)
             except TargetClosedError as exc:
                 raise PageCrashed(
-                    "the page was closed or its renderer crashed; open a new page"
+                    "the page was closed or its renderer crashed", advice="open a new page"
                 ) from exc
             except PlaywrightError:
                 # Playwright's way of saying the frame is part of its parent's session.

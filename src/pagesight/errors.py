@@ -30,6 +30,10 @@
                 ├── DecisionsRateLimited   429 asking to wait too long, or retries used up
                 └── DecisionsAnswerInvalid the API answered, but not in the shape asked for
 
+Each class names itself with ``reason`` (``page_crashed``; an ActionError's own, given when
+it is raised: ``stale_id``, ``covered``, …), the name a tool result and the MCP server give
+it; a message that ends with what to do next keeps that clause in ``advice`` too.
+
 Playwright and CDP errors are translated once, where pagesight calls them, with
 ``raise … from exc`` so the original stays attached; :func:`first_line` is how a foreign
 message is quoted in ours.
@@ -52,29 +56,55 @@ def first_line(exc: BaseException | str) -> str:
 
 
 class PagesightError(Exception):
-    """Base class of every error pagesight raises on purpose."""
+    """Base class of every error pagesight raises on purpose.
+
+    ``reason`` names the error where it leaves pagesight as data (a tool result's
+    ``error (reason): …``, a run's records, the MCP server's replies): a protocol, so each
+    class says its own rather than having it derived from its name. ``advice`` is what to do
+    next, when the message ends with it (``launch or connect a new one``): kept apart so that
+    a front end with other means to do it (the MCP server's tools) can say those instead.
+    """
 
     exit_code = 1
+    reason: str = "pagesight_error"
+
+    def __init__(self, message: str, *, advice: str = "") -> None:
+        super().__init__(f"{message}; {advice}" if advice else message)
+        self.advice = advice
+
+    @property
+    def what(self) -> str:
+        """The message without its advice: what went wrong."""
+        # Read off the message, not kept apart: a message with a secret in it is masked in
+        # place (agent.loop.mask_exception), and a copy would keep the secret.
+        return str(self).removesuffix(f"; {self.advice}") if self.advice else str(self)
 
 
 class InputError(PagesightError):
     """The caller passed something unusable."""
 
     exit_code = 2
+    reason = "input_error"
 
 
 class UnsupportedURL(InputError):
     """A URL whose scheme pagesight does not open."""
 
+    reason = "unsupported_url"
+
 
 class NavigationError(InputError):
     """The page at a URL could not be loaded."""
+
+    reason = "navigation_error"
 
 
 class OriginNotAllowed(InputError):
     """A URL outside the browser's ``allowed_origins`` (or a local file without
     ``allow_file_access``): nothing was loaded. ``origin`` is the origin refused, ``allowed``
     the patterns that were allowed."""
+
+    reason = "origin_not_allowed"
 
     def __init__(
         self, message: str, *, url: str, origin: str, allowed: tuple[str, ...] = ()
@@ -90,6 +120,8 @@ class SecretNotAllowedHere(InputError):
     page or frame of another origin: nothing was typed. ``name`` is the secret's name,
     ``origin`` where it was to go, ``allowed`` the origins it is scoped to."""
 
+    reason = "secret_not_allowed_here"
+
     def __init__(self, message: str, *, name: str, origin: str, allowed: tuple[str, ...]) -> None:
         super().__init__(message)
         self.name = name
@@ -100,9 +132,13 @@ class SecretNotAllowedHere(InputError):
 class ConnectError(InputError):
     """No browser answered at the DevTools URL."""
 
+    reason = "connect_error"
+
 
 class InvalidOption(InputError, ValueError):
     """An option given a value it does not accept; ``option`` names the parameter."""
+
+    reason = "invalid_option"
 
     def __init__(self, option: str, message: str) -> None:
         super().__init__(message)
@@ -142,6 +178,9 @@ class ActionError(InputError):
     and ``not_editable``), so an agent can correct itself without another observation.
     """
 
+    reason: ActionReason
+    """Each error its own, given when it is raised (a class of its own for one, StaleElement)."""
+
     def __init__(
         self,
         reason: ActionReason,
@@ -152,7 +191,7 @@ class ActionError(InputError):
         actions: tuple[str, ...] = (),
     ) -> None:
         super().__init__(message)
-        self.reason: ActionReason = reason
+        self.reason = reason
         self.element_id = element_id
         self.options = options
         self.actions = actions
@@ -161,14 +200,18 @@ class ActionError(InputError):
 class StaleElement(ActionError):
     """An element id whose element no longer exists (removed, or its document replaced)."""
 
+    reason: ActionReason = "stale_id"
+
     def __init__(self, message: str, *, element_id: int | None = None) -> None:
-        super().__init__("stale_id", message, element_id=element_id)
+        super().__init__(StaleElement.reason, message, element_id=element_id)
 
 
 class StepsError(InputError):
     """A steps script (the steps planner's input) that cannot be run: a line that is no step,
     or a secret nobody gave. ``line`` is its 1-based line number (``None``: the whole
     script), already named in the message."""
+
+    reason = "steps_error"
 
     def __init__(self, message: str, *, line: int | None = None) -> None:
         super().__init__(message if line is None else f"line {line}: {message}")
@@ -178,33 +221,45 @@ class StepsError(InputError):
 class BrowserClosed(InputError):
     """The browser was closed; open a new one."""
 
+    reason = "browser_closed"
+
 
 class SetupError(PagesightError):
     """Something pagesight needs is missing from this machine."""
 
     exit_code = 2
+    reason = "setup_error"
 
 
 class BrowserNotFound(SetupError):
     """No Chromium executable could be found, or the one given would not run."""
+
+    reason = "browser_not_found"
 
 
 class RuntimeFailure(PagesightError):
     """The browser failed underneath pagesight."""
 
     exit_code = 1
+    reason = "runtime_failure"
 
 
 class PageCrashed(RuntimeFailure):
     """The page's renderer crashed or the page was closed."""
 
+    reason = "page_crashed"
+
 
 class PageUnresponsive(RuntimeFailure):
     """The page did not answer within the time allowed (a script keeps its thread busy)."""
 
+    reason = "page_unresponsive"
+
 
 class ProtocolError(RuntimeFailure):
     """A DevTools Protocol or Playwright call failed for a reason pagesight cannot classify."""
+
+    reason = "protocol_error"
 
 
 class RecordsNotWritten(RuntimeFailure, OSError):
@@ -212,13 +267,19 @@ class RecordsNotWritten(RuntimeFailure, OSError):
     went). Also an :class:`OSError`, carrying the ``errno`` of the write that failed; what
     was written before it stays whole."""
 
+    reason = "records_not_written"
+
 
 class OcrNotFound(SetupError):
     """Tesseract, or the language data asked for, is not installed."""
 
+    reason = "ocr_not_found"
+
 
 class OcrFailed(RuntimeFailure):
     """Tesseract ran but did not read the image."""
+
+    reason = "ocr_failed"
 
 
 class ModelNotConfigured(SetupError):
@@ -226,11 +287,15 @@ class ModelNotConfigured(SetupError):
     provider (``pip install 'pagesight[openai]'``) is not installed. Raised before a browser
     starts."""
 
+    reason = "model_not_configured"
+
 
 class ModelError(RuntimeFailure):
     """A model's server refused the request (a bad key, a bad request), kept failing after
     the retries, asked to wait too long, timed out, or answered in a shape that is not its
     API's. ``status`` is the HTTP status when there was one."""
+
+    reason = "model_error"
 
     def __init__(self, message: str, *, status: int | None = None) -> None:
         super().__init__(message)
@@ -243,6 +308,8 @@ class VisionModelError(ModelError):
     ``status`` is the HTTP status when there was one.
     """
 
+    reason = "vision_model_error"
+
 
 class ContextOverflow(PagesightError):
     """A model's context outgrew its token budget: ``tokens`` counted, ``budget`` allowed.
@@ -252,6 +319,7 @@ class ContextOverflow(PagesightError):
     """
 
     exit_code = 3
+    reason = "context_overflow"
 
     def __init__(self, message: str, *, tokens: int, budget: int) -> None:
         super().__init__(message)
@@ -265,6 +333,8 @@ class DecisionsError(ModelError):
     reached. ``status`` is the HTTP status when there was one; ``request_id`` the API's
     ``x-request-id`` for that call (``None`` when no reply came), to quote to its support."""
 
+    reason = "decisions_error"
+
     def __init__(
         self, message: str, *, status: int | None = None, request_id: str | None = None
     ) -> None:
@@ -276,6 +346,8 @@ class DecisionsError(ModelError):
 class DecisionsRateLimited(DecisionsError):
     """429: the API asked to wait ``retry_after`` seconds, more than the client may wait (or
     it kept asking after every retry)."""
+
+    reason = "decisions_rate_limited"
 
     def __init__(
         self,
@@ -293,6 +365,8 @@ class DecisionsAnswerInvalid(DecisionsError):
     """The API answered 200, but not as asked: a body that is not JSON, a question with no
     answer or one of another type, a choice outside the options offered, a probability
     outside [0, 1], no token count. ``question`` names the answer at fault, if one is."""
+
+    reason = "decisions_answer_invalid"
 
     def __init__(
         self,

@@ -61,7 +61,7 @@ class _Loop:
         """Run ``coro`` on the loop and wait for its result."""
         if self.closed:
             coro.close()
-            raise BrowserClosed("this browser is closed; launch or connect a new one")
+            raise BrowserClosed("this browser is closed", advice="launch or connect a new one")
         if threading.current_thread() is self._thread:
             coro.close()  # waiting here would block the very loop that has to do the work
             raise RuntimeFailure(

@@ -53,9 +53,11 @@ class Resolver:
         """The error for a tab that is no more, if it is no more (else a failure means only
         that a frame navigated or was detached: its elements are stale)."""
         if self._crashed:
-            return PageCrashed(f"the renderer of {self._page.url} crashed; open a new page")
+            return PageCrashed(
+                f"the renderer of {self._page.url} crashed", advice="open a new page"
+            )
         if self._page.is_closed():
-            return PageCrashed("the page was closed; open a new page")
+            return PageCrashed("the page was closed", advice="open a new page")
         return None
 
     async def element(self, element_id: int) -> ElementHandle:

@@ -11,7 +11,8 @@ dict and never raises for a bad call: unknown tools, arguments that do not fit t
 every :class:`~pagesight.errors.InputError` (a stale id, a covered element, a bad URL) come
 back as a :class:`ToolResult` whose ``error`` says why. A
 :class:`~pagesight.errors.RuntimeFailure` (the browser crashed) does propagate: nothing more
-can be done on that page.
+can be done on that page. A page step a tool returns is run, and its Effect reported, by
+:mod:`pagesight.agent.results`.
 """
 
 from __future__ import annotations
@@ -20,24 +21,23 @@ import hashlib
 import importlib
 import importlib.util
 import pkgutil
-import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import pydantic
 
-from pagesight.agent.tool import PageStep, Tool, ToolFailure, ToolResult, validation_message
-from pagesight.errors import ActionError, InputError, InvalidOption
+from pagesight.agent import tools as builtin_tools
+from pagesight.agent.results import error_result, masked, run_step
+from pagesight.agent.session import Session
+from pagesight.agent.tool import PageStep, Tool, ToolResult, validation_message
+from pagesight.errors import InputError, InvalidOption
 from pagesight.messages import ToolSpec
 
 if TYPE_CHECKING:
-    from pagesight.act.effect import Effect
     from pagesight.agent.confirm import Refusal
-    from pagesight.agent.session import Session
 
 
 class ToolRegistry:
@@ -55,11 +55,9 @@ class ToolRegistry:
     @classmethod
     def discover(cls, folders: Iterable[str | Path] = ()) -> ToolRegistry:
         """The built-in tools, plus one tool for each ``*.py`` file in ``folders``."""
-        from pagesight.agent import tools as package
-
         modules = [
-            importlib.import_module(f"{package.__name__}.{info.name}")
-            for info in pkgutil.iter_modules(package.__path__)
+            importlib.import_module(f"{builtin_tools.__name__}.{info.name}")
+            for info in pkgutil.iter_modules(builtin_tools.__path__)
             if not info.name.startswith("_")
         ]
         for folder in folders:
@@ -117,7 +115,7 @@ class ToolRegistry:
         try:
             out = await tool.function(session, **checked)
         except InputError as exc:
-            return _failure(exc, session)
+            return error_result(exc, session)
         if isinstance(out, str):
             return ToolResult(text=out)
         if not isinstance(out, PageStep | ToolResult):
@@ -137,85 +135,8 @@ class ToolRegistry:
         return masked(planned, session)
 
 
-async def run_step(step: PageStep, session: Session) -> ToolResult:
-    """Run one page step (secrets filled in now) and report its Effect (see
-    :func:`effect_result`)."""
-    page = session.page
-    try:
-        args = await filled(step, session)
-        if step.action == "navigate":
-            effect = await page.navigate(**args)
-        elif step.action == "back":
-            effect = await page.back(**args)
-        else:
-            effect = await page.act(step.ref, step.action, **args)
-    except InputError as exc:
-        return _failure(exc, session)
-    return effect_result(effect, session)
-
-
-async def filled(step: PageStep, session: Session) -> dict[str, Any]:
-    """``step``'s arguments with its secrets filled in, each checked against where it goes:
-    the origin of the frame holding the element, or of the URL navigated to (a secret
-    scoped elsewhere raises SecretNotAllowedHere, and nothing is typed)."""
-    secrets = session.secrets
-    if not secrets.named_in(step.args):
-        return step.args
-    if step.action == "navigate":
-        url = secrets.fill(step.args.get("url", ""))
-        return dict(secrets.fill_for(step.args, at=url, where="the URL navigated to"))
-    if step.ref is None:  # a key to whatever has focus: no one frame it goes to
-        return dict(secrets.fill_for(step.args, at=None, where="a key sent to the focus"))
-    # The element's own document, not the tab's URL: a field in a frame of another origin
-    # is that origin's. Its id is tied to that document, so the origin cannot change under
-    # it before the action runs (a frame that navigates makes the id stale).
-    at = await session.page.frame_url(step.ref)
-    return dict(secrets.fill_for(step.args, at=at, where=f"the element [{step.ref}]"))
-
-
-def effect_result(effect: Effect, session: Session) -> ToolResult:
-    """An action's Effect as a ToolResult (and as the session's latest page). A navigation
-    the browser's origin policy refused (a link, a redirect, a new tab) is an error,
-    ``origin_not_allowed``, that keeps the effect: the tab is still where it was."""
-    session.latest = effect.observation
-    result = ToolResult(
-        text=effect.text(),
-        value=effect.to_dict(),
-        observation=effect.observation,
-        effect=effect,
-    )
-    refused = effect.refused_navigation
-    if refused is not None:
-        # The action ran, but where it led was refused: an error for the model, which must
-        # not think it reached the page, with the effect kept (the tab is where it was).
-        error = session.browser.origins.refusal(refused.url)
-        failure = ToolFailure(reason=reason_of(error), message=str(error))
-        text = f"error ({failure.reason}): {failure.message}\n{result.text}"
-        return replace(result, text=text, error=failure)
-    return result
-
-
-def masked(result: ToolResult, session: Session) -> ToolResult:
-    """``result`` with every secret value in its text and value written ``{{NAME}}``."""
-    secrets = session.secrets
-    return replace(result, text=secrets.mask(result.text), value=secrets.mask(result.value))
-
-
 def _refusal(refused: Refusal, session: Session) -> ToolResult:
     return ToolResult.failure(refused.reason, session.secrets.mask(refused.message))
-
-
-def _failure(exc: InputError, session: Session) -> ToolResult:
-    return ToolResult.failure(reason_of(exc), session.secrets.mask(str(exc)))
-
-
-def reason_of(exc: InputError) -> str:
-    """The typed reason of an error: an ActionError's own, else its class in snake case
-    (``InvalidOption`` -> ``invalid_option``, ``UnsupportedURL`` -> ``unsupported_url``)."""
-    if isinstance(exc, ActionError):
-        return exc.reason
-    words = re.findall(r"[A-Z]+(?![a-z])|[A-Z][a-z]*", type(exc).__name__)
-    return "_".join(w.lower() for w in words)
 
 
 def _folder_modules(folder: Path) -> list[ModuleType]:

@@ -1,10 +1,11 @@
 """Secrets: values typed into the page that no record, report or result may hold.
 
 A tool argument says ``{{NAME}}``; :meth:`Secrets.fill` puts the value in at the moment the
-page is acted on, and :meth:`Secrets.mask` turns every value back into ``{{NAME}}`` in what
-comes back (an Effect's text, an outline showing the field's value), so only the placeholder
-is ever kept or written. :func:`hide_secrets` does the same for a screenshot: the boxes of the
-fields (and named elements) that show a secret are painted over before it is saved or sent.
+page is acted on (:meth:`Secrets.fill_step`, for a tool's page step), and :meth:`Secrets.mask`
+turns every value back into ``{{NAME}}`` in what comes back (an Effect's text, an outline
+showing the field's value), so only the placeholder is ever kept or written.
+:func:`hide_secrets` does the same for a screenshot: the boxes of the fields (and named
+elements) that show a secret are painted over before it is saved or sent.
 
 A secret may be scoped to origins (``NAME@https://bank.example`` as its key, several
 separated by commas; patterns as ``allowed_origins`` takes them): it is then filled in only
@@ -29,6 +30,8 @@ from pagesight.observe.tree import Bounds
 from pagesight.vision.images import decode_png, encode_png
 
 if TYPE_CHECKING:
+    from pagesight.agent.tool import PageStep
+    from pagesight.browser.page import AsyncPage
     from pagesight.observe.elements import Element
     from pagesight.observe.observation import Observation
     from pagesight.vision.screen import Capture
@@ -123,6 +126,23 @@ class Secrets:
                 allowed=allowed,
             )
         return self.fill(value)
+
+    async def fill_step(self, step: PageStep, page: AsyncPage) -> dict[str, Any]:
+        """``step``'s arguments with its secrets filled in, each checked against where it
+        goes on ``page``: the origin of the frame holding the element, or of the URL navigated
+        to (a secret scoped elsewhere raises SecretNotAllowedHere, and nothing is typed)."""
+        if not self.named_in(step.args):
+            return step.args
+        if step.action == "navigate":
+            url = self.fill(step.args.get("url", ""))
+            return dict(self.fill_for(step.args, at=url, where="the URL navigated to"))
+        if step.ref is None:  # a key to whatever has focus: no one frame it goes to
+            return dict(self.fill_for(step.args, at=None, where="a key sent to the focus"))
+        # The element's own document, not the tab's URL: a field in a frame of another origin
+        # is that origin's. Its id is tied to that document, so the origin cannot change under
+        # it before the action runs (a frame that navigates makes the id stale).
+        at = await page.frame_url(step.ref)
+        return dict(self.fill_for(step.args, at=at, where=f"the element [{step.ref}]"))
 
     def fill(self, value: Any) -> Any:
         """``value`` (a string, or lists and dicts of them) with each ``{{NAME}}`` replaced by

@@ -4,8 +4,9 @@ a connection."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pagesight.agent.confirm import ConfirmPolicy
 from pagesight.agent.secrets import Secrets
@@ -13,9 +14,27 @@ from pagesight.agent.skills import Skills
 from pagesight.observe.observation import Observation
 
 if TYPE_CHECKING:
-    from pagesight.agent.registry import ToolRegistry
+    from pagesight.agent.tool import PageStep, Tool, ToolResult
     from pagesight.browser.browser import AsyncBrowser
     from pagesight.browser.page import AsyncPage
+
+
+class Tools(Protocol):
+    """The tools a session's calls go through (the ``batch`` tool plans its actions with
+    them): a :class:`~pagesight.agent.registry.ToolRegistry`, which runs
+    tools in sessions and so sits above this module."""
+
+    def __contains__(self, name: object) -> bool: ...
+
+    def get(self, name: str) -> Tool: ...
+
+    async def plan(
+        self, name: str, arguments: Mapping[str, Any], session: Session
+    ) -> PageStep | ToolResult: ...
+
+    async def call(
+        self, name: str, arguments: Mapping[str, Any], session: Session
+    ) -> ToolResult: ...
 
 
 class Session:
@@ -34,7 +53,7 @@ class Session:
         *,
         browser: AsyncBrowser,
         page: AsyncPage,
-        registry: ToolRegistry,
+        registry: Tools,
         secrets: Secrets | None = None,
         skills: Skills | None = None,
         output_dir: Path | None = None,

@@ -7,27 +7,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pagesight.agent.decision import Decision, decision_dict
+from pagesight.agent.decision import Decision, PlannerStop, decision_dict
 from pagesight.agent.tool import ToolFailure
 from pagesight.messages import ToolSpec, Usage
 from pagesight.observe.observation import Observation
 
-StopReason = Literal[
-    "done",
-    "max_steps",
-    "repeated_errors",
-    "planner_stopped",
-    "needs_person",
-    "uncertain",
-    "context_overflow",
-    "expect_failed",
-    "target_not_found",
-    "target_ambiguous",
-    "no_effect",
-    "step_failed",
-    "model_invalid",
-    "model_no_tool_call",
-]
+LoopStop = Literal["done", "max_steps", "repeated_errors", "context_overflow"]
+"""Why the agent loop itself ends a run: the goal was reached (``done``); ``max_steps``
+decisions were made; the same kind of error three steps in a row (``repeated_errors``); a
+model's context outgrew its token budget (``context_overflow``)."""
+
+StopReason = Literal[LoopStop, PlannerStop]
 """Why a run ended: the goal was reached (``done``); ``max_steps`` decisions were made; the
 same kind of error three steps in a row (``repeated_errors``); the planner gave up
 (``planner_stopped``), asked for a person (``needs_person``) or was not sure enough of any
@@ -36,7 +26,8 @@ its token budget (``context_overflow``); and the steps planner's own stops (see
 :data:`~pagesight.agent.decision.PlannerStop`): ``expect_failed``, ``target_not_found``,
 ``target_ambiguous``, ``no_effect``, ``step_failed``; and the model planner's:
 ``model_invalid`` (its tool calls stayed invalid after the retries), ``model_no_tool_call``
-(it answered in words, twice in a row)."""
+(it answered in words, twice in a row). The loop's reasons and the planners', each list
+written once."""
 
 
 @dataclass(frozen=True, kw_only=True)

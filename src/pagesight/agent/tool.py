@@ -52,7 +52,7 @@ class PageStep:
 class ToolFailure:
     """Why a tool call failed, typed: ``reason`` is an ActionError's reason (``stale_id``,
     ``covered``, ``option_not_found``, …), ``invalid_arguments``, ``unknown_tool``,
-    ``not_batchable``, or the snake-case name of the pagesight error (``invalid_option``,
+    ``not_batchable``, or the pagesight error's own ``reason`` (``invalid_option``,
     ``navigation_error``, ``unsupported_url``)."""
 
     reason: str
@@ -164,13 +164,18 @@ class Tool:
         return {name: getattr(checked, name) for name in type(checked).model_fields}
 
 
+class _AnySession:
+    """What ``Session`` stands for in a tool's annotations when its module does not define
+    the name: only the first parameter's annotation names it, and that parameter is no part
+    of the schema, so the name needs only to be known (and this module, which the session's
+    sits above, need not import it)."""
+
+
 def _hints(function: ToolFunction, where: str) -> dict[str, Any]:
     """The function's annotations, evaluated. A tool file may import ``Session`` (or
     ``PageStep``, ``ToolResult``) only under ``TYPE_CHECKING``, as typed code does: those
     names are known here. Any other name the module does not define is refused by name."""
-    from pagesight.agent.session import Session
-
-    known = {"Session": Session, "PageStep": PageStep, "ToolResult": ToolResult}
+    known = {"Session": _AnySession, "PageStep": PageStep, "ToolResult": ToolResult}
     # Only where the module has no such name of its own (a local namespace wins in eval).
     missing = {k: v for k, v in known.items() if k not in function.__globals__}
     try:

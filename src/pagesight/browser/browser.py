@@ -367,14 +367,14 @@ class AsyncBrowser:
         """What a call on this browser or its tabs must raise once it cannot work any more:
         closed by the caller, or its Chromium gone from under us."""
         if self._closing:
-            return BrowserClosed("this browser is closed; launch or connect a new one")
+            return BrowserClosed("this browser is closed", advice="launch or connect a new one")
         # A Chromium of ours killed: its tabs' "close" can reach us before the browser's
         # "disconnected" does, but its process has ended by then, so ask it first.
         ended = self._process is not None and self._process.ended()
         if self._disconnected or ended:
             return PageCrashed(
-                "the browser went away (its process ended or the DevTools connection "
-                "dropped); launch or connect a new one"
+                "the browser went away (its process ended or the DevTools connection dropped)",
+                advice="launch or connect a new one",
             )
         return None
 

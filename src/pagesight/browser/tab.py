@@ -146,10 +146,12 @@ class Tab:
         if not (self.gone.is_set() or self.crashed or self._page.is_closed()):
             return None
         if self.crashed:
-            return PageCrashed(f"the renderer of {self._page.url} crashed; open a new page")
+            return PageCrashed(
+                f"the renderer of {self._page.url} crashed", advice="open a new page"
+            )
         return PageCrashed(
-            "the page closed (the page called window.close(), or its tab was closed); "
-            "open a new page"
+            "the page closed (the page called window.close(), or its tab was closed)",
+            advice="open a new page",
         )
 
     async def detach(self) -> None:

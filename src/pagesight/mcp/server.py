@@ -23,7 +23,7 @@ from mcp_types import Tool as MCPTool
 
 from pagesight.agent.confirm import Asker, ConfirmPolicy
 from pagesight.agent.loop import mask_exception
-from pagesight.agent.registry import ToolRegistry, reason_of
+from pagesight.agent.registry import ToolRegistry
 from pagesight.agent.session import Session
 from pagesight.agent.untrusted import RULE
 from pagesight.errors import PageCrashed, PagesightError, PageUnresponsive, RuntimeFailure
@@ -136,12 +136,12 @@ class PagesightMCP(MCPServer[Any]):
         gone = holder.gone()
         if gone is not None:
             if name != names.NAVIGATE:
-                return failure("browser_gone", f"{_first_clause(gone)}; {self._gone_advice}")
+                return failure("browser_gone", f"{gone.what}; {self._gone_advice}")
             await holder.close()  # and browser_navigate launches a fresh one below
         try:
             session = self._confirmed(await holder.open(), ask)
         except PagesightError as exc:
-            return failure(_reason(exc), f"cannot start the browser: {exc}")
+            return failure(exc.reason, f"cannot start the browser: {exc}")
         # A tab that hung on the last call is asked first (browser_tabs may leave it).
         if holder.hung is session.page and name != names.TABS:
             if name == names.NAVIGATE:  # it goes on in a fresh tab, as the model was told
@@ -168,15 +168,15 @@ class PagesightMCP(MCPServer[Any]):
         except RuntimeFailure as exc:
             gone = await holder.lost()
             if gone is not None:
-                return failure("browser_gone", f"{_first_clause(gone)}; {self._gone_advice}")
+                return failure("browser_gone", f"{gone.what}; {self._gone_advice}")
             if isinstance(exc, PageCrashed):  # the library's advice is no MCP tool
-                return failure(_reason(exc), f"{_first_clause(exc)}; {_TAB_GONE}", quotes_page=True)
+                return failure(exc.reason, f"{exc.what}; {_TAB_GONE}", quotes_page=True)
             if isinstance(exc, PageUnresponsive):
                 holder.hung = session.page
-                return failure(_reason(exc), f"{exc}; {_TAB_GONE}", quotes_page=True)
-            return failure(_reason(exc), str(exc), quotes_page=True)
+                return failure(exc.reason, f"{exc}; {_TAB_GONE}", quotes_page=True)
+            return failure(exc.reason, str(exc), quotes_page=True)
         except PagesightError as exc:
-            return failure(_reason(exc), str(exc), quotes_page=True)
+            return failure(exc.reason, str(exc), quotes_page=True)
         except (InputNeeded, NoOneToAsk):  # a question for the user, not a failure
             raise
         except Exception as exc:  # a bug in pagesight: the traceback to the log, not the model
@@ -201,19 +201,3 @@ def _connection(context: Context[Any, Any] | None) -> str | None:
     except ValueError:  # a call made in-process, outside any request
         return None
     return headers.get("mcp-session-id") if headers is not None else None
-
-
-def _reason(exc: PagesightError) -> str:
-    """The typed reason of any pagesight error: its class in snake case, as the registry
-    names an InputError's (``PageCrashed`` -> ``page_crashed``)."""
-    return reason_of(exc)  # type: ignore[arg-type]  # reads only the class of any error
-
-
-def _first_clause(exc: PagesightError) -> str:
-    """What went (``the browser went away (…)``, ``the renderer of … crashed``) without the
-    library's advice to launch a browser or open a page: the MCP tools that do it are named
-    instead."""
-    said = str(exc)
-    for advice in ("; launch or connect", "; open a new page"):
-        said = said.split(advice, 1)[0]
-    return said

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pagesight.agent.registry import effect_result, reason_of
+from pagesight.agent.results import effect_result, error_result
 from pagesight.agent.session import Session
 from pagesight.agent.tool import ToolResult
 from pagesight.errors import InputError
@@ -29,5 +29,5 @@ async def act_at(
     try:
         effect = await session.page.act_at(action, x, y, to=to, count=count, button=button)
     except InputError as exc:  # a point outside the viewport, a bad option
-        return ToolResult.failure(reason_of(exc), session.secrets.mask(str(exc)))
+        return error_result(exc, session)
     return effect_result(effect, session)

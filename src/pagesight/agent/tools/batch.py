@@ -6,7 +6,7 @@ from typing import Any
 import pydantic
 
 from pagesight.act.batch import StepResult
-from pagesight.agent.registry import filled, masked, reason_of
+from pagesight.agent.results import masked
 from pagesight.agent.session import Session
 from pagesight.agent.tool import PageStep, ToolFailure, ToolResult
 from pagesight.errors import InputError
@@ -47,10 +47,10 @@ async def batch(session: Session, *, actions: list[BatchAction]) -> ToolResult:
         steps.append(planned)
     try:
         # Every step's secrets checked against where they go before any step runs.
-        ready = [(s.ref, s.action, await filled(s, session)) for s in steps]
+        ready = [(s.ref, s.action, await session.secrets.fill_step(s, session.page)) for s in steps]
         result = await session.page.batch(ready)
     except InputError as exc:  # a step page.batch refused before any ran (a missing file)
-        return ToolResult.failure(reason_of(exc), f"{exc}; nothing was run")
+        return ToolResult.failure(exc.reason, f"{exc}; nothing was run")
     if result.effect is not None:
         session.latest = result.effect.observation
     lines = [_step_text(s) for s in result.steps]
@@ -63,7 +63,7 @@ async def batch(session: Session, *, actions: list[BatchAction]) -> ToolResult:
                 "status": s.status,
                 "effect": s.effect.to_dict() if s.effect is not None else None,
                 "error": (
-                    {"reason": reason_of(s.error), "message": str(s.error)}
+                    {"reason": s.error.reason, "message": str(s.error)}
                     if s.error is not None
                     else None
                 ),
@@ -79,7 +79,7 @@ async def batch(session: Session, *, actions: list[BatchAction]) -> ToolResult:
         effect=result.effect,
     )
     if failed is not None and failed.error is not None:
-        failure = ToolFailure(reason=reason_of(failed.error), message=str(failed.error))
+        failure = ToolFailure(reason=failed.error.reason, message=str(failed.error))
         out = replace(out, error=failure)
     refused = next(
         (
@@ -91,9 +91,9 @@ async def batch(session: Session, *, actions: list[BatchAction]) -> ToolResult:
     )
     if out.error is None and refused is not None:
         # A step ran but where it led was refused (the tab stayed, the rest did not run): an
-        # error for the model, as the same action alone is (registry.effect_result).
+        # error for the model, as the same action alone is (results.effect_result).
         error = session.browser.origins.refusal(refused.url)
-        failure = ToolFailure(reason=reason_of(error), message=str(error))
+        failure = ToolFailure(reason=error.reason, message=str(error))
         # Said first, as for one action: the step's own effect reads as a no_op.
         text = f"error ({failure.reason}): {failure.message}\n{out.text}"
         out = replace(out, text=text, error=failure)
@@ -106,5 +106,5 @@ def _step_text(step: StepResult) -> str:
     if step.effect is not None:
         return step.effect.text()
     target = f" [{step.element_id}]" if step.element_id is not None else ""
-    why = f" ({reason_of(step.error)}): {step.error}" if step.error is not None else ""
+    why = f" ({step.error.reason}): {step.error}" if step.error is not None else ""
     return f"{step.index + 1}. {step.action}{target} {step.status}{why}"

@@ -1,0 +1,67 @@
+"""The results of a session's tool calls: a page step run on the session's page and its
+Effect reported (the page after it becoming the session's latest), a refused call, and any
+result with the session's secrets masked.
+
+The registry runs the page step a tool returns with :func:`run_step`; the tools that act on
+the page themselves (``batch``, the coordinate tools) report with the same functions, so a
+step says the same thing whichever way it ran.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from pagesight.act.effect import Effect
+from pagesight.agent.session import Session
+from pagesight.agent.tool import PageStep, ToolFailure, ToolResult
+from pagesight.errors import InputError
+
+
+async def run_step(step: PageStep, session: Session) -> ToolResult:
+    """Run one page step (secrets filled in now) and report its Effect (see
+    :func:`effect_result`)."""
+    page = session.page
+    try:
+        args = await session.secrets.fill_step(step, page)
+        if step.action == "navigate":
+            effect = await page.navigate(**args)
+        elif step.action == "back":
+            effect = await page.back(**args)
+        else:
+            effect = await page.act(step.ref, step.action, **args)
+    except InputError as exc:
+        return error_result(exc, session)
+    return effect_result(effect, session)
+
+
+def effect_result(effect: Effect, session: Session) -> ToolResult:
+    """An action's Effect as a ToolResult (and as the session's latest page). A navigation
+    the browser's origin policy refused (a link, a redirect, a new tab) is an error,
+    ``origin_not_allowed``, that keeps the effect: the tab is still where it was."""
+    session.latest = effect.observation
+    result = ToolResult(
+        text=effect.text(),
+        value=effect.to_dict(),
+        observation=effect.observation,
+        effect=effect,
+    )
+    refused = effect.refused_navigation
+    if refused is not None:
+        # The action ran, but where it led was refused: an error for the model, which must
+        # not think it reached the page, with the effect kept (the tab is where it was).
+        error = session.browser.origins.refusal(refused.url)
+        failure = ToolFailure(reason=error.reason, message=str(error))
+        text = f"error ({failure.reason}): {failure.message}\n{result.text}"
+        return replace(result, text=text, error=failure)
+    return result
+
+
+def error_result(exc: InputError, session: Session) -> ToolResult:
+    """A call refused with ``exc``: its reason, and its message with secrets masked."""
+    return ToolResult.failure(exc.reason, session.secrets.mask(str(exc)))
+
+
+def masked(result: ToolResult, session: Session) -> ToolResult:
+    """``result`` with every secret value in its text and value written ``{{NAME}}``."""
+    secrets = session.secrets
+    return replace(result, text=secrets.mask(result.text), value=secrets.mask(result.value))
