@@ -13,7 +13,7 @@ import pytest
 from pagesight import InvalidOption, RiskRules
 from pagesight.agent.confirm import ConfirmPolicy
 from pagesight.agent.decision import Action, Stop
-from pagesight.guard.confirm import (
+from pagesight.guard.risk import (
     Field,
     Risk,
     Target,

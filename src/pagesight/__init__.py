@@ -38,7 +38,7 @@ from pagesight.errors import (
     UnsupportedURL,
     VisionModelError,
 )
-from pagesight.guard.confirm import Risk, RiskRules
+from pagesight.guard.risk import Risk, RiskRules
 from pagesight.observe.elements import Changes, Element
 from pagesight.observe.find import Match
 from pagesight.observe.observation import Observation

@@ -8,7 +8,7 @@ from pagesight.agent.loop import AsyncAgent
 from pagesight.agent.state import RunResult
 from pagesight.browser.browser import AsyncBrowser
 from pagesight.browser.page import AsyncPage
-from pagesight.guard.confirm import Risk, RiskRules
+from pagesight.guard.risk import Risk, RiskRules
 from pagesight.observe.elements import Changes, Element
 from pagesight.observe.find import Match
 from pagesight.observe.observation import Observation

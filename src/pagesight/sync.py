@@ -26,8 +26,8 @@ from pagesight.agent.state import RunResult, StepRecord
 from pagesight.browser.browser import AsyncBrowser
 from pagesight.browser.page import AsyncPage
 from pagesight.errors import BrowserClosed, InvalidOption, RuntimeFailure
-from pagesight.guard.confirm import ElementFacts, Mode, Risk, RiskRules
 from pagesight.guard.origins import OriginPolicy
+from pagesight.guard.risk import ElementFacts, Mode, Risk, RiskRules
 from pagesight.observe.find import Match
 from pagesight.observe.ids import ElementLocation
 from pagesight.observe.observation import Observation, ObserveMode, View

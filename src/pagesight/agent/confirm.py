@@ -5,7 +5,7 @@ The tool registry asks :class:`ConfirmPolicy` before a page step runs (:meth:`ga
 ``handle_dialog`` accepting a confirm (:meth:`gate_call`), so the agent, the CLI and the MCP
 server all pass through the same check. The gate reads the step's target from the session's
 tab (:meth:`AsyncPage.risk_facts <pagesight.browser.page.AsyncPage.risk_facts>`) and its
-latest observation, lets the rules of :mod:`pagesight.guard.confirm` judge it, and when they
+latest observation, lets the rules of :mod:`pagesight.guard.risk` judge it, and when they
 say a person must allow it, asks one through ``ask`` (the CLI's terminal, an MCP client's
 elicitation, a program's callback); without one, the step is refused with ``needs_person``
 and nothing is done.
@@ -20,7 +20,7 @@ from typing import Any, Literal, Protocol
 
 from pagesight.browser.page import AsyncPage
 from pagesight.errors import InvalidOption, PagesightError
-from pagesight.guard.confirm import (
+from pagesight.guard.risk import (
     Mode,
     Risk,
     RiskRules,

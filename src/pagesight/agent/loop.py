@@ -51,7 +51,7 @@ from pagesight.agent.state import (
 )
 from pagesight.agent.tool import ToolResult
 from pagesight.errors import ContextOverflow, InvalidOption
-from pagesight.guard.confirm import Mode, Risk, RiskRules, check_mode
+from pagesight.guard.risk import Mode, Risk, RiskRules, check_mode
 from pagesight.observe import passes
 from pagesight.observe.elements import Element
 from pagesight.observe.observation import Observation

@@ -48,7 +48,7 @@ from pagesight.errors import (
     check_seconds,
     first_line,
 )
-from pagesight.guard.confirm import ElementFacts
+from pagesight.guard.risk import ElementFacts
 from pagesight.observe import passes
 from pagesight.observe.blind import offers_something
 from pagesight.observe.budget import fit_tokens
@@ -431,7 +431,7 @@ class AsyncPage:
         return frame.url
 
     async def risk_facts(self, element_id: int | None) -> ElementFacts | None:
-        """What the confirm rules (:mod:`pagesight.guard.confirm`) judge element
+        """What the confirm rules (:mod:`pagesight.guard.risk`) judge element
         ``element_id`` by, read from the live page now: its names, whether it is its form's
         submit button, the form's fields and the button Enter in one of them presses.
         ``element_id=None`` reads the top document's focused element (where a key sent to no

@@ -1,6 +1,6 @@
 """The facts the confirm rules judge an element by, read from the live page.
 
-:mod:`pagesight.guard.confirm` says which actions need a person from what is known of their
+:mod:`pagesight.guard.risk` says which actions need a person from what is known of their
 target: its names, whether it submits its form, the fields of that form and the button Enter
 in one of them presses. This reads them off the element itself (by
 :meth:`AsyncPage.risk_facts <pagesight.browser.page.AsyncPage.risk_facts>`, through the
@@ -13,7 +13,7 @@ from typing import Any
 
 from playwright.async_api import ElementHandle, Frame
 
-from pagesight.guard.confirm import ElementFacts, Field
+from pagesight.guard.risk import ElementFacts, Field
 
 _FACTS = """(el) => {
   const squash = (s) => (s || "").replace(/\\s+/g, " ").trim();

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, NoReturn
 from pagesight.errors import InvalidOption
 
 if TYPE_CHECKING:
-    from pagesight.guard.confirm import Risk, RiskRules
+    from pagesight.guard.risk import Risk, RiskRules
 
 
 class Parser(argparse.ArgumentParser):
@@ -75,7 +75,7 @@ SECRET_HELP = (
 
 def add_confirm_options(command: argparse.ArgumentParser) -> None:
     """``--confirm`` and ``--confirm-rules`` (``run`` and ``mcp``)."""
-    from pagesight.guard.confirm import MODES
+    from pagesight.guard.risk import MODES
 
     command.add_argument(
         "--confirm",
@@ -95,7 +95,7 @@ def add_confirm_options(command: argparse.ArgumentParser) -> None:
 
 
 def confirm_rules(path: str | None) -> RiskRules:
-    from pagesight.guard.confirm import RiskRules
+    from pagesight.guard.risk import RiskRules
 
     return RiskRules() if path is None else RiskRules.load(path)
 

@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # the browser is imported only once the arguments are checked
     from pagesight import RunResult
     from pagesight.agent.planner import Planner
     from pagesight.agent.state import StepRecord, TextLayerResult
-    from pagesight.guard.confirm import Mode, RiskRules
+    from pagesight.guard.risk import Mode, RiskRules
     from pagesight.models.model import Model
 
 DECISIONS = "decisions"

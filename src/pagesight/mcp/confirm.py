@@ -28,7 +28,7 @@ from mcp.shared.exceptions import NoBackChannelError
 from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitResult, InputRequiredResult
 
 from pagesight.agent.confirm import Asker
-from pagesight.guard.confirm import Risk
+from pagesight.guard.risk import Risk
 
 APPROVAL = "pagesight_confirm"
 """The key of the elicitation in an ``InputRequiredResult`` (and of its answer)."""
