@@ -18,17 +18,18 @@
     │   ├── BrowserNotFound        no Chromium executable was found, or it would not run
     │   ├── OcrNotFound            the tesseract binary or one of its language packs is missing
     │   └── ModelNotConfigured     a model's API key, or its provider's SDK (an extra), is missing
-    └── RuntimeFailure    (1)      the browser failed underneath us: retry or report
-        ├── PageCrashed            the page's renderer crashed or the tab was closed
-        ├── PageUnresponsive       the page did not answer in time (a script keeps it busy)
-        ├── ProtocolError          a DevTools/Playwright failure we could not classify
-        ├── RecordsNotWritten      a run's records could not be written (a full disk, say)
-        ├── OcrFailed              tesseract ran but failed (a bad image, a crash, a time-out)
-        └── ModelError             a model's server refused, failed, timed out or answered garbage
-            ├── VisionModelError   a vision-language model did not answer usably
-            └── DecisionsError     the Decisions API failed or refused (``request_id``: the call)
-                ├── DecisionsRateLimited   429 asking to wait too long, or retries used up
-                └── DecisionsAnswerInvalid the API answered, but not in the shape asked for
+    ├── RuntimeFailure    (1)      the browser failed underneath us: retry or report
+    │   ├── PageCrashed            the page's renderer crashed or the tab was closed
+    │   ├── PageUnresponsive       the page did not answer in time (a script keeps it busy)
+    │   ├── ProtocolError          a DevTools/Playwright failure we could not classify
+    │   ├── RecordsNotWritten      a run's records could not be written (a full disk, say)
+    │   ├── OcrFailed              tesseract ran but failed (a bad image, a crash, a time-out)
+    │   └── ModelError             a model's server refused, failed, timed out or answered garbage
+    │       ├── VisionModelError   a vision-language model did not answer usably
+    │       └── DecisionsError     the Decisions API failed or refused (``request_id``: the call)
+    │           ├── DecisionsRateLimited   429 asking to wait too long, or retries used up
+    │           └── DecisionsAnswerInvalid the API answered, but not in the shape asked for
+    └── ContextOverflow            a model's context outgrew its token budget (a run's stop reason)
 
 Each class names itself with ``reason`` (``page_crashed``; an ActionError's own, given when
 it is raised: ``stale_id``, ``covered``, …), the name a tool result and the MCP server give
