@@ -426,6 +426,29 @@ def test_after_an_action_the_model_gets_what_changed_the_page_staying_whole_once
     assert sent_tokens < 1.5 * page_tokens + sum(m.tokens for m in first if m.role == "system")
 
 
+def test_the_changes_shown_since_the_page_add_up_until_the_page_is_cheaper(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # Each round relabels every slot: one round's change is smaller than the page, two
+    # rounds' changes read on top of the same page are not.
+    script: Script = [click("button", "Next round")] * 3 + [ModelReply.calling("done")]
+    result, model, page = run(browser, server.url("llm-delta-sum.html"), script, tmp_path)
+    assert page_value(page, "window.round") == 3
+    assert result.stop_reason == "done"
+    _first, one, two, three = model.requests
+    # Round 1: what changed.
+    assert DELTA in one[-1].content and FULL not in one[-1].content
+    assert re.search(r'~ \[\d+\] button "Slot 1: round 1"', one[-1].content), one[-1].content
+    # Round 2: its change and round 1's come to more than the page: the page again, whole.
+    assert FULL in two[-1].content and DELTA not in two[-1].content
+    assert 'button "Slot 1: round 2"' in two[-1].content and "short page" in two[-1].content
+    # Round 3: counted from that page, its change alone is smaller: what changed again.
+    assert DELTA in three[-1].content and FULL not in three[-1].content
+    assert re.search(r'~ \[\d+\] button "Slot 1: round 3"', three[-1].content)
+    for sent in (one, two, three):
+        assert whole_pages(sent) == 1
+
+
 def test_deltas_false_shows_the_whole_page_after_every_action(
     browser: Browser, server: StaticServer, tmp_path: Path
 ) -> None:
