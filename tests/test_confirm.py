@@ -192,6 +192,44 @@ def test_a_click_at_a_point_is_judged_on_what_is_under_it(browser: Browser, risk
     assert _log(risky) == ["save"]
 
 
+def test_a_click_at_a_point_on_a_forms_submit_button_is_judged_by_its_form(
+    browser: Browser, risky: Page, server: StaticServer, other_origin: StaticServer
+) -> None:
+    # Only the live page tells that a button submits a form holding a password: its name
+    # ("Sign in", "Log in") says nothing risky. The page's own, and one in a frame of
+    # another origin, which the point is followed into.
+    session = _session(browser, risky, ConfirmPolicy(mode="risky"))
+    assert session.latest is not None
+    bounds = one(session.latest, "Sign in", "button").bounds
+    assert bounds is not None
+    x, y = bounds[0] + bounds[2] / 2, bounds[1] + bounds[3] / 2
+    held = _call(browser, session, "click_xy", x=x, y=y)
+    assert held.error is not None and held.error.reason == "needs_person", held.text
+    assert "(it submits a password field)" in held.error.message
+    assert _log(risky) == []
+    framed = (
+        f"{server.url('confirm-frame.html')}?frame={other_origin.url('confirm-frame-login.html')}"
+    )
+    partner = browser.open(framed)
+    try:
+        login = partner.playwright.frame_locator("#partner").get_by_role("button", name="Log in")
+        box = login.bounding_box()
+        assert box is not None
+        session = _session(browser, partner, ConfirmPolicy(mode="risky"))
+        held = _call(
+            browser,
+            session,
+            "click_xy",
+            x=box["x"] + box["width"] / 2,
+            y=box["y"] + box["height"] / 2,
+        )
+        assert held.error is not None and held.error.reason == "needs_person", held.text
+        assert "(it submits a password field)" in held.error.message
+        assert partner.playwright.frames[1].evaluate("window.log") == []
+    finally:
+        partner.close()
+
+
 class Person:
     """A confirmer answering ``yes`` or not, keeping every question it was asked."""
 
