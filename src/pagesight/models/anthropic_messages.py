@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 
 class AnthropicMessages:
-    """A :class:`~pagesight.planners.llm.planner.Model` on Anthropic's messages API (or a server
+    """A :class:`~pagesight.models.model.Model` on Anthropic's messages API (or a server
     speaking it at ``base_url``). ``max_tokens``: the most the model may answer (the API
     requires it); ``timeout`` and ``retries`` as for
     :class:`~pagesight.models.openai_chat.OpenAIChat`."""

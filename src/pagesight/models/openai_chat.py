@@ -71,7 +71,7 @@ _call_ids = itertools.count(1)  # of the calls read from a JSON reply, which has
 
 
 class OpenAIChat:
-    """A :class:`~pagesight.planners.llm.planner.Model` on a chat-completions server at ``base_url``
+    """A :class:`~pagesight.models.model.Model` on a chat-completions server at ``base_url``
     (``None``: OpenAI's own). ``timeout``: seconds a call may take; ``retries``: how often
     a 429 or 5xx is tried again (honouring Retry-After, at most 30 s); ``strict``: ask the
     server to constrain the reply, the way ``constraint`` says (see the module's notes);

@@ -5,7 +5,7 @@ A model is named ``openai:gpt-4.1-mini``, ``anthropic:claude-haiku-4-5``,
 and all) or ``openrouter:openai/gpt-4.1-mini``. :func:`resolve` finds its key and base URL —
 the options given first, then the provider's usual environment variables — and checks that
 the provider's SDK is installed, so that a run that cannot call its model fails with one line
-before a browser starts. :func:`connect` opens the :class:`~pagesight.planners.llm.planner.Model`.
+before a browser starts. :func:`connect` opens the :class:`~pagesight.models.model.Model`.
 """
 
 from __future__ import annotations
@@ -227,7 +227,7 @@ def connect(
     strict: bool | None = None,
     max_tokens: int | None = None,
 ) -> OpenAIChat | AnthropicMessages:
-    """The :class:`~pagesight.planners.llm.planner.Model` for ``spec``. ``timeout``: seconds per
+    """The :class:`~pagesight.models.model.Model` for ``spec``. ``timeout``: seconds per
     call; ``retries``: how often a 429 or 5xx is tried again; ``strict``: ask for
     a reply constrained to the tools' schemas, each server in the way it enforces (default:
     every provider but OpenRouter; ``False`` asks for nothing, for a local model that answers

@@ -1,7 +1,7 @@
 """A model's tool calls checked before they become Decisions, with the tools' own models.
 
 Each tool's arguments are checked by the pydantic model its schema was derived from
-(:attr:`~pagesight.agent.registry.ToolSpec.arguments`), so what the model was shown and
+(:attr:`~pagesight.messages.ToolSpec.arguments`), so what the model was shown and
 what is enforced are one thing. A ``batch`` call has each of its actions checked the same
 way. What does not fit comes back as an error in words, one per call, for the model to read
 and try again.
