@@ -57,6 +57,7 @@ from pagesight.observe.elements import Element
 from pagesight.observe.observation import Observation
 from pagesight.runs.folder import FINAL_SHOT, default_folder, step_shot
 from pagesight.runs.record import RunRecorder
+from pagesight.tokens import count_tokens
 from pagesight.vision.screen import Capture
 
 if TYPE_CHECKING:
@@ -470,9 +471,3 @@ def _settled_after(results: tuple[ToolResult, ...], session: Session) -> Observa
     if effect is None or not effect.ready or session.latest is not effect.observation:
         return None
     return effect.observation
-
-
-def count_tokens(text: str) -> int:
-    from pagesight.tokens import count_tokens as count
-
-    return count(text)
