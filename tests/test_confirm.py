@@ -346,3 +346,21 @@ def test_pagesight_run_asks_on_a_terminal_and_stops_on_a_no_or_without_one(
     assert asked.returncode == 3, asked.stdout + asked.stderr
     assert "button \"Delete account\": its name says 'delete'. Go ahead? [y/N]" in asked.stdout
     assert "needs_person: the person declined: click [" in asked.stdout
+
+
+def test_pagesight_run_holds_back_what_its_confirm_rules_file_adds(
+    monkeypatch: pytest.MonkeyPatch, browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    steps = tmp_path / "save.steps"
+    steps.write_text('click the "Save profile" button\n')
+    rules = tmp_path / "rules.json"
+    rules.write_text('{"control_words": ["save"]}', encoding="utf-8")
+    read_end, write_end = os.pipe()  # no terminal: no one to ask, the run stops
+    os.close(write_end)
+    with open(read_end, encoding="utf-8") as pipe:
+        monkeypatch.setattr("sys.stdin", pipe)
+        argv = ("--steps", str(steps), "--cdp-url", browser.cdp_url, "--out", str(tmp_path / "a"))
+        done = run_cli(monkeypatch, "run", server.url(PAGE), *argv, "--confirm-rules", str(rules))
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "needs_person: a person must allow this: click [" in done.stdout
+    assert "(its name says 'save')" in done.stdout
