@@ -364,3 +364,27 @@ def test_pagesight_run_holds_back_what_its_confirm_rules_file_adds(
     assert done.returncode == 3, done.stdout + done.stderr
     assert "needs_person: a person must allow this: click [" in done.stdout
     assert "(its name says 'save')" in done.stdout
+
+
+def test_the_terminals_question_never_shows_a_secret_the_page_repeats(
+    monkeypatch: pytest.MonkeyPatch, browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    key = "tok-5521-SECRET-key"
+    steps = tmp_path / "delete.steps"
+    typed = 'type "{{KEY}}" into Project key\nexpect "Delete project"\n'  # then the page
+    steps.write_text(typed + "click the Delete project button\n")
+    main_fd, person_fd = os.openpty()
+    os.write(main_fd, b"n\n")
+    with open(person_fd, encoding="utf-8") as terminal:
+        monkeypatch.setattr("sys.stdin", terminal)
+        argv = ("--steps", str(steps), "--cdp-url", browser.cdp_url, "--out", str(tmp_path / "a"))
+        asked = run_cli(
+            monkeypatch, "run", server.url("confirm-secret.html"), *argv, "--secret", f"KEY={key}"
+        )
+    os.close(main_fd)
+    assert asked.returncode == 3, asked.stdout + asked.stderr
+    # The button repeats the key the run typed: the question names it as {{KEY}}.
+    assert "button \"Delete project {{KEY}}\": its name says 'delete'. Go ahead? [y/N]" in (
+        asked.stdout
+    )
+    assert key not in asked.stdout + asked.stderr
