@@ -46,6 +46,19 @@ def test_bad_arguments_name_the_option(
     assert page.playwright.evaluate("window.submits") == []
 
 
+def test_a_misspelt_option_is_refused_as_a_signature_would_before_the_click(
+    page: Any, server: StaticServer
+) -> None:
+    # act takes its options as keywords: one that is no option is a TypeError, as for any
+    # Python call, not a keyword dropped and a plain left click done instead.
+    go = one(_form(page, server), "Go", "button")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'buton'"):
+        page.act(go.id, "click", buton="right")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'cout'"):
+        page.act(go.id, "click", cout=2)
+    assert page.playwright.evaluate("window.submits") == []
+
+
 def test_an_unknown_action_lists_what_the_element_accepts(page: Any, server: StaticServer) -> None:
     field = one(_form(page, server), "Search the site", "textbox")
     with pytest.raises(ActionError) as info:

@@ -52,6 +52,19 @@ def test_scrolling_the_page_by_one_screen(page: Any, server: StaticServer) -> No
     assert _js(page, "window.scrollY") == dy - 100
 
 
+def test_scrolling_the_page_sideways(page: Any) -> None:
+    page.playwright.set_content(
+        "<h1>Timeline</h1><div style='width: 5000px; height: 3000px'>"
+        "<button style='margin-left: 4000px'>Year 2030</button></div>"
+    )
+    right = page.act(None, "scroll", direction="right", pixels=300)
+    assert right.scrolled == (300, 0)
+    assert (_js(page, "window.scrollX"), _js(page, "window.scrollY")) == (300, 0)
+    left = page.act(None, "scroll", direction="left", pixels=100)
+    assert left.scrolled == (-100, 0)
+    assert (_js(page, "window.scrollX"), _js(page, "window.scrollY")) == (200, 0)
+
+
 def test_scrolling_a_scroll_container(page: Any, server: StaticServer) -> None:
     obs = _long_page(page, server)
     inbox = one(obs, "Inbox", "list")

@@ -192,6 +192,44 @@ def test_a_click_at_a_point_is_judged_on_what_is_under_it(browser: Browser, risk
     assert _log(risky) == ["save"]
 
 
+def test_a_click_at_a_point_on_a_forms_submit_button_is_judged_by_its_form(
+    browser: Browser, risky: Page, server: StaticServer, other_origin: StaticServer
+) -> None:
+    # Only the live page tells that a button submits a form holding a password: its name
+    # ("Sign in", "Log in") says nothing risky. The page's own, and one in a frame of
+    # another origin, which the point is followed into.
+    session = _session(browser, risky, ConfirmPolicy(mode="risky"))
+    assert session.latest is not None
+    bounds = one(session.latest, "Sign in", "button").bounds
+    assert bounds is not None
+    x, y = bounds[0] + bounds[2] / 2, bounds[1] + bounds[3] / 2
+    held = _call(browser, session, "click_xy", x=x, y=y)
+    assert held.error is not None and held.error.reason == "needs_person", held.text
+    assert "(it submits a password field)" in held.error.message
+    assert _log(risky) == []
+    framed = (
+        f"{server.url('confirm-frame.html')}?frame={other_origin.url('confirm-frame-login.html')}"
+    )
+    partner = browser.open(framed)
+    try:
+        login = partner.playwright.frame_locator("#partner").get_by_role("button", name="Log in")
+        box = login.bounding_box()
+        assert box is not None
+        session = _session(browser, partner, ConfirmPolicy(mode="risky"))
+        held = _call(
+            browser,
+            session,
+            "click_xy",
+            x=box["x"] + box["width"] / 2,
+            y=box["y"] + box["height"] / 2,
+        )
+        assert held.error is not None and held.error.reason == "needs_person", held.text
+        assert "(it submits a password field)" in held.error.message
+        assert partner.playwright.frames[1].evaluate("window.log") == []
+    finally:
+        partner.close()
+
+
 class Person:
     """A confirmer answering ``yes`` or not, keeping every question it was asked."""
 
@@ -308,3 +346,45 @@ def test_pagesight_run_asks_on_a_terminal_and_stops_on_a_no_or_without_one(
     assert asked.returncode == 3, asked.stdout + asked.stderr
     assert "button \"Delete account\": its name says 'delete'. Go ahead? [y/N]" in asked.stdout
     assert "needs_person: the person declined: click [" in asked.stdout
+
+
+def test_pagesight_run_holds_back_what_its_confirm_rules_file_adds(
+    monkeypatch: pytest.MonkeyPatch, browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    steps = tmp_path / "save.steps"
+    steps.write_text('click the "Save profile" button\n')
+    rules = tmp_path / "rules.json"
+    rules.write_text('{"control_words": ["save"]}', encoding="utf-8")
+    read_end, write_end = os.pipe()  # no terminal: no one to ask, the run stops
+    os.close(write_end)
+    with open(read_end, encoding="utf-8") as pipe:
+        monkeypatch.setattr("sys.stdin", pipe)
+        argv = ("--steps", str(steps), "--cdp-url", browser.cdp_url, "--out", str(tmp_path / "a"))
+        done = run_cli(monkeypatch, "run", server.url(PAGE), *argv, "--confirm-rules", str(rules))
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "needs_person: a person must allow this: click [" in done.stdout
+    assert "(its name says 'save')" in done.stdout
+
+
+def test_the_terminals_question_never_shows_a_secret_the_page_repeats(
+    monkeypatch: pytest.MonkeyPatch, browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    key = "tok-5521-SECRET-key"
+    steps = tmp_path / "delete.steps"
+    typed = 'type "{{KEY}}" into Project key\nexpect "Delete project"\n'  # then the page
+    steps.write_text(typed + "click the Delete project button\n")
+    main_fd, person_fd = os.openpty()
+    os.write(main_fd, b"n\n")
+    with open(person_fd, encoding="utf-8") as terminal:
+        monkeypatch.setattr("sys.stdin", terminal)
+        argv = ("--steps", str(steps), "--cdp-url", browser.cdp_url, "--out", str(tmp_path / "a"))
+        asked = run_cli(
+            monkeypatch, "run", server.url("confirm-secret.html"), *argv, "--secret", f"KEY={key}"
+        )
+    os.close(main_fd)
+    assert asked.returncode == 3, asked.stdout + asked.stderr
+    # The button repeats the key the run typed: the question names it as {{KEY}}.
+    assert "button \"Delete project {{KEY}}\": its name says 'delete'. Go ahead? [y/N]" in (
+        asked.stdout
+    )
+    assert key not in asked.stdout + asked.stderr

@@ -8,6 +8,7 @@ telling the model to ask the user. What the page did is read back from ``window.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -112,3 +113,38 @@ def test_a_client_that_cannot_be_asked_gets_an_error_telling_the_model_to_ask(
         assert "stop and ask the user" in said
         assert _log(browser, url) == []
         ok(client.call("browser_close"))
+
+
+def test_the_servers_risk_rules_and_origin_lists_are_the_options_it_was_given(
+    browser: Browser,
+    server: StaticServer,
+    server2: StaticServer,
+    other_origin: StaticServer,
+    tmp_path: Path,
+) -> None:
+    # --confirm-rules and the origin lists are the options `pagesight run` takes too: the
+    # MCP server holds back what the rules file adds and refuses what the lists leave out.
+    rules = tmp_path / "rules.json"
+    rules.write_text('{"control_words": ["save"]}', encoding="utf-8")
+    served = HttpServer(
+        "--cdp-url", browser.cdp_url, "--confirm-rules", str(rules),
+        "--allowed-origins", f"{server.origin};{server2.origin}",
+        "--blocked-origins", server2.origin,
+    )  # fmt: skip
+    try:
+        url = server.url(f"{PAGE}?client=rules")
+        with McpClient(served.url) as client:
+            page = ok(client.call("browser_navigate", {"url": url}))
+            refused = client.call("browser_click", {"ref": ref(page, 'button "Save profile"')})
+            assert refused.is_error
+            assert text(refused).startswith("error (needs_person): ")
+            assert "(its name says 'save')" in text(refused)
+            assert _log(browser, url) == []
+            blocked = client.call("browser_navigate", {"url": server2.url(PAGE)})
+            assert blocked.is_error and f"{server2.origin} is a blocked origin" in text(blocked)
+            away = client.call("browser_navigate", {"url": other_origin.url(PAGE)})
+            assert away.is_error
+            assert f"{other_origin.origin} is not an allowed origin" in text(away)
+            ok(client.call("browser_close"))
+    finally:
+        served.close()

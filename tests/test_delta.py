@@ -60,3 +60,26 @@ def test_a_new_document_is_shown_whole(browser: Browser, server: StaticServer) -
     one(after, "Send message", "button")
     assert 'button "Send message"' in after.text()
     page.close()
+
+
+def test_a_page_that_offered_nothing_to_act_on_then_something_is_still_that_page(
+    page: Page,
+) -> None:
+    # Ids are per document, so two readings sharing none are two documents, unless one of
+    # them had no element at all: a list still loading is the same page once it fills in.
+    page.playwright.set_content("<h1>Tasks</h1><p>Loading…</p>")
+    empty = page.observe()
+    assert empty.elements == ()
+    page.playwright.evaluate(
+        """() => document.querySelector('p').outerHTML =
+             "<ul><li><button>Done 1</button></li><li><button>Done 2</button></li></ul>\""""
+    )
+    filled = page.observe(since=empty)
+    assert filled.changes is not None and not filled.changes.new_document
+    assert [e.name for e in filled.changes.added] == ["Done 1", "Done 2"]
+    assert filled.text().splitlines()[1] == "changes: 2 added, 0 removed, 0 changed"
+    # And back: every element gone is a change of this page too, not another document.
+    page.playwright.evaluate("() => document.querySelector('ul').remove()")
+    emptied = page.observe(since=filled)
+    assert emptied.changes is not None and not emptied.changes.new_document
+    assert sorted(e.name for e in emptied.changes.removed) == ["Done 1", "Done 2"]

@@ -398,3 +398,38 @@ def test_the_refusal_logs_stay_bounded() -> None:
     refused = asyncio.run(guard.since(0))
     assert len(refused) == 256
     assert refused[-1].refused.url == "https://elsewhere.net/9999"
+
+
+def test_an_origin_list_option_is_separated_by_semicolons_or_commas(
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Any,
+    browser: Browser,
+    server: StaticServer,
+    server2: StaticServer,
+) -> None:
+    steps = tmp_path / "steps.txt"
+    steps.write_text(f"go to {server2.url('form.html')}\n")
+    argv = ("run", server.url("form.html"), "--steps", str(steps), "--cdp-url", browser.cdp_url)
+    lists = {
+        "--allowed-origins": (f"https://example.com; {server.origin}", "is not an allowed origin"),
+        "--blocked-origins": (f"https://example.org, {server2.origin}", "is a blocked origin"),
+    }
+    for option, (origins, said) in lists.items():
+        done = run_cli(monkeypatch, *argv, option, origins, "--out", str(tmp_path / option))
+        assert done.returncode != 2, done.stderr
+        assert f"{server2.origin} {said}" in done.stdout
+
+
+def test_an_origin_list_option_naming_no_origin_is_refused_before_anything_starts(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any, server: StaticServer
+) -> None:
+    # An empty list is a slip, not "allow nothing": every page would be refused.
+    steps = tmp_path / "steps.txt"
+    steps.write_text('expect "Send message"\n')
+    for command in ("run", "mcp"):
+        run = ["run", server.url("form.html"), "--steps", str(steps), "--out", str(tmp_path / "r")]
+        argv = run if command == "run" else ["mcp"]
+        for option in ("--allowed-origins", "--blocked-origins"):
+            bad = run_cli(monkeypatch, *argv, option, " ; , ")
+            assert bad.returncode == 2, bad.stderr
+            assert bad.stderr.startswith(f"pagesight: {option}: give at least one origin")

@@ -16,8 +16,9 @@ from conftest import StaticServer
 from mcp_support import unwrapped
 from pagesight import Browser
 from pagesight.mcp import BrowserOptions, PagesightMCP
-from pagesight.planners.llm.context import FULL
+from pagesight.planners.llm.context import DELTA, FULL
 from pagesight.tokens import count_tokens
+from vision_support import APP_READY
 
 T = TypeVar("T")
 
@@ -157,3 +158,31 @@ def test_a_filled_form_reads_as_short_as_its_fields_typed_and_chosen_one_by_one(
         "its options: 'New York', 'London', 'Tokyo', 'Berlin', 'San Francisco', 'Paris', "
         "'Shanghai', 'Toronto'",
     ]
+
+
+def test_after_an_action_on_a_page_read_off_the_screen_the_whole_reading_follows(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # A change is shown only on a page read from the DOM: a reading off the screen comes
+    # whole after every action, even when little of it changed.
+    async def work(mcp: PagesightMCP) -> tuple[list[str], Any]:
+        await mcp.call_tool("browser_navigate", {"url": server.url("canvas-app.html")})
+        tab = _tab(browser, "canvas-app")
+        tab.playwright.wait_for_function(APP_READY)
+        snapshot = ""
+        for _ in range(4):  # the DOM offers nothing: the next readings are off the screen
+            snapshot = _texts(await mcp.call_tool("browser_snapshot", {}))[-1]
+            if 'text "File"' in snapshot:
+                break
+        clicked = _texts(
+            await mcp.call_tool("browser_click", {"ref": _ref(snapshot, 'text "File"')})
+        )
+        return clicked, tab.playwright.evaluate("window.appState.lastAction")
+
+    (effect, page), last = _with_server(browser, tmp_path, work)
+    assert last == "File"
+    assert effect.startswith("click [") and "screen_change" in effect.splitlines()[0]
+    assert page.startswith(f'{FULL}\npage "Canvas app" ') and DELTA not in page
+    # The whole reading: what the click changed and what it did not.
+    assert re.search(r'\[\d+\] \w+ "Last action: File"', page), page
+    assert re.search(r'\[\d+\] \w+ "Edit"', page) and "changes:" not in page

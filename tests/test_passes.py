@@ -8,6 +8,7 @@ from pagesight.observe.budget import fit_tokens
 from pagesight.observe.ids import IdRegistry
 from pagesight.observe.render import truncate_chars
 from pagesight.observe.tree import Node
+from pagesight.tokens import count_tokens
 
 
 def _obs(*nodes: Node) -> Observation:
@@ -117,3 +118,20 @@ def test_truncate_chars_cuts_at_a_line_and_says_how_much() -> None:
     assert len(out) <= 120 and out.endswith("more lines")
     assert all(line.startswith("line") for line in out.splitlines()[:-1])
     assert truncate_chars("short", 120) == "short"
+
+
+def test_a_change_is_shown_only_on_a_dom_reading_of_the_same_kind_and_when_cheaper() -> None:
+    # The one rule the LLM planner and the MCP replies share (a change, or the whole page).
+    assert passes.reads_on("cdp", "cdp") and passes.reads_on("evaluate", "evaluate")
+    assert not passes.reads_on("cdp", None)  # the model has no page to read it on
+    assert not passes.reads_on("vision", "vision")  # a picture has no outline to change
+    assert not passes.reads_on("cdp", "vision") and not passes.reads_on("vision", "cdp")
+    assert not passes.reads_on("evaluate", "cdp")  # another walker: another outline
+    page = "page x\n" + "\n".join(f'[{i}] button "Item {i}"' for i in range(40))
+    small = 'page x\nchanges: 0 added, 0 removed, 1 changed\n~ [3] button "Done"'
+    assert passes.smaller_than_page(small, page)
+    assert not passes.smaller_than_page(page, page)  # as big as the page: the page
+    # The changes already shown on top of the same page count too.
+    room = count_tokens(page) - count_tokens(small)
+    assert passes.smaller_than_page(small, page, shown=room - 1)
+    assert not passes.smaller_than_page(small, page, shown=room)

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
+import textwrap
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -200,6 +203,49 @@ def test_calls_without_ids_get_ids_of_their_own_to_be_answered_by(
     answered = [m.tool_call_id for m in model.requests[1] if m.role == "tool"]
     ids = [c.id for c in said.tool_calls]
     assert all(ids) and len(set(ids)) == 2 and answered == ids
+
+
+def test_no_two_calls_the_model_is_shown_share_an_id(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    """In a fresh process, where the ids are counted from the start: a scripted call
+    (``ModelReply.calling``), then a call a server sent with no id, given one of its own:
+    the model reads both with their answers, so each id must be only that call's."""
+    script = textwrap.dedent(
+        f"""
+        import json
+        from pagesight import Agent, Browser
+        from pagesight.messages import ModelReply, ToolCall
+        from pagesight.models import ScriptedModel
+        from pagesight.planners.llm import ModelPlanner
+
+        unnamed = ModelReply(tool_calls=(ToolCall(id="", name="observe"),))
+        model = ScriptedModel([ModelReply.calling("observe"), unnamed, ModelReply.calling("done")])
+        with Browser.connect({browser.cdp_url!r}) as attached:
+            agent = Agent(attached, ModelPlanner(model), out={str(tmp_path)!r})
+            result = agent.run({server.url("llm-slips.html")!r}, goal="look twice")
+            agent.page.close()
+        sent = model.requests[-1]
+        print(json.dumps({{
+            "stop": result.stop_reason,
+            "calls": [c.id for m in sent for c in m.tool_calls],
+            "answers": [m.tool_call_id for m in sent if m.role == "tool"],
+        }}))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(Path(__file__).parents[1] / "src"), "PATH": "/usr/bin:/bin"},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["stop"] == "done"
+    assert len(seen["calls"]) == 2 and len(set(seen["calls"])) == 2, seen
+    assert seen["answers"] == seen["calls"]
 
 
 def test_bad_options_are_refused_before_any_page_opens() -> None:
@@ -424,6 +470,29 @@ def test_after_an_action_the_model_gets_what_changed_the_page_staying_whole_once
     sent_tokens = sum(m.tokens for m in after_two)
     page_tokens = sum(m.tokens for m in first if m.role != "system")
     assert sent_tokens < 1.5 * page_tokens + sum(m.tokens for m in first if m.role == "system")
+
+
+def test_the_changes_shown_since_the_page_add_up_until_the_page_is_cheaper(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # Each round relabels every slot: one round's change is smaller than the page, two
+    # rounds' changes read on top of the same page are not.
+    script: Script = [click("button", "Next round")] * 3 + [ModelReply.calling("done")]
+    result, model, page = run(browser, server.url("llm-delta-sum.html"), script, tmp_path)
+    assert page_value(page, "window.round") == 3
+    assert result.stop_reason == "done"
+    _first, one, two, three = model.requests
+    # Round 1: what changed.
+    assert DELTA in one[-1].content and FULL not in one[-1].content
+    assert re.search(r'~ \[\d+\] button "Slot 1: round 1"', one[-1].content), one[-1].content
+    # Round 2: its change and round 1's come to more than the page: the page again, whole.
+    assert FULL in two[-1].content and DELTA not in two[-1].content
+    assert 'button "Slot 1: round 2"' in two[-1].content and "short page" in two[-1].content
+    # Round 3: counted from that page, its change alone is smaller: what changed again.
+    assert DELTA in three[-1].content and FULL not in three[-1].content
+    assert re.search(r'~ \[\d+\] button "Slot 1: round 3"', three[-1].content)
+    for sent in (one, two, three):
+        assert whole_pages(sent) == 1
 
 
 def test_deltas_false_shows_the_whole_page_after_every_action(

@@ -439,3 +439,41 @@ def test_no_summary_when_the_last_records_of_a_run_cannot_be_written(
         agent.page.close()
     assert not (tmp_path / "summary.json").exists()
     assert (tmp_path / "steps.txt").exists() and (tmp_path / "run.jsonl").exists()
+
+
+class _ReadingBack:
+    """Types the token, then reads the field back off the page as it is (a planner in this
+    process sees the secret the page shows) and ends quoting it: in its answer, its label,
+    and an error it keeps in its raw answer (written by its ``str``)."""
+
+    async def decide(self, state: State) -> Action | Done:
+        if state.step == 1:
+            return Action(
+                tool="input",
+                arguments={"ref": ref(state, "API token", "textbox"), "text": "{{TOKEN}}"},
+            )
+        shown = next(e.value for e in state.observation.elements if e.name == "API token")
+        assert shown == TOKEN  # the page as it is, not as a model is shown it
+        return Done(
+            answer=f"the API token field holds {shown}",
+            label=f"read {shown} back",
+            raw={"checked": ValueError(f"expected {shown}")},
+        )
+
+
+def test_what_a_planner_quotes_of_a_secret_is_masked_in_every_record(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    agent = Agent(browser, _ReadingBack(), out=tmp_path, secrets={"TOKEN": TOKEN})
+    result = agent.run(server.url("agent-contact.html"), goal="check the token")
+    if agent.page is not None:
+        agent.page.close()
+    assert result.stop_reason == "done"
+    for path in tmp_path.iterdir():
+        assert TOKEN.encode() not in path.read_bytes(), f"the token in {path.name}"
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["answer"] == "the API token field holds {{TOKEN}}"
+    done = json.loads((tmp_path / "run.jsonl").read_text().splitlines()[-1])["decision"]
+    assert (done["answer"], done["label"]) == (summary["answer"], "read {{TOKEN}} back")
+    assert done["raw"] == {"checked": "expected {{TOKEN}}"}
+    assert "the API token field holds {{TOKEN}}" in (tmp_path / "report.html").read_text()

@@ -325,6 +325,20 @@ def test_a_bad_secret_option_is_one_line_before_anything_starts(
     assert "zzzz-val" not in done.stderr
 
 
+@pytest.mark.parametrize("command", ["run", "mcp"])
+@pytest.mark.parametrize("given", ["=zzzz-val", "@https://bank.example=zzzz-val", "zzzz-val"])
+def test_a_secret_option_without_a_name_is_refused_as_the_option_and_never_echoed(
+    monkeypatch: pytest.MonkeyPatch, command: str, given: str
+) -> None:
+    argv = ("run", "http://x", "--steps", "x.steps") if command == "run" else ("mcp",)
+    done = run_cli(monkeypatch, *argv, "--secret", given)
+    assert (done.returncode, done.stdout) == (2, ""), done.stderr
+    assert done.stderr.startswith(
+        "pagesight: argument --secret: expected NAME=VALUE (what was given is not shown)"
+    )
+    assert "zzzz-val" not in done.stderr
+
+
 async def leaky_hover(session: Session, *, ref: int) -> str:
     """Hover, with a bug whose message quotes a secret.
 

@@ -256,6 +256,23 @@ def test_the_record_of_a_text_answer_says_layer_text(server: StaticServer, tmp_p
     assert not (out / "final.png").exists()  # no browser, no screenshot
 
 
+def test_a_secret_the_goal_or_the_answer_quotes_is_masked_in_the_text_layers_records(
+    server: StaticServer, tmp_path: Path
+) -> None:
+    order = "ORD-7731-SECRET"
+    out = tmp_path / "run"
+    url = server.url("text-refund-policy.html")
+    model = _reader("within 30 days of delivery", f"30 days from delivery, for {order} too")
+    goal = f"What is the refund window for order {order}?"
+    found = asyncio.run(run_text_layer(url, goal, model, out=out, secrets={"ORDER": order}))
+    assert found.run is not None and found.run.stop_reason == "done"
+    for path in out.iterdir():
+        assert order.encode() not in path.read_bytes(), f"the order number in {path.name}"
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["goal"] == "What is the refund window for order {{ORDER}}?"
+    assert summary["answer"] == "30 days from delivery, for {{ORDER}} too"
+
+
 def test_a_text_answer_starts_no_browser(server: StaticServer, tmp_path: Path) -> None:
     """In a fresh process: the answer comes, and the process never started a child (no
     Playwright driver, no Chromium)."""

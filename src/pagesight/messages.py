@@ -18,10 +18,18 @@ import pydantic
 from pagesight.tokens import count_tokens
 
 _ids = itertools.count(1)
+"""One count for every tool call id pagesight makes (see :func:`call_id`)."""
 _PER_MESSAGE = 4
 """Tokens a chat format spends on a message's role and separators (OpenAI's figure)."""
 
 Role = Literal["system", "user", "assistant", "tool"]
+
+
+def call_id(prefix: str = "call") -> str:
+    """A tool call id no other call made in this process has (``call_7``, ``text_8``): for
+    the calls a script writes (:meth:`ModelReply.calling`) and those a planner gives an id
+    of their own, counted together, so that no two calls a model is shown share one."""
+    return f"{prefix}_{next(_ids)}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -124,7 +132,7 @@ class ModelReply:
     @classmethod
     def calling(cls, name: str, /, **arguments: Any) -> ModelReply:
         """A reply with one tool call (for scripts): ``ModelReply.calling("click", ref=3)``."""
-        return cls(tool_calls=(ToolCall(id=f"call_{next(_ids)}", name=name, arguments=arguments),))
+        return cls(tool_calls=(ToolCall(id=call_id(), name=name, arguments=arguments),))
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -14,7 +14,9 @@ package starts nothing.
   :class:`Hang` above, also made as ``RateLimit``, ``Fail``, ``Malformed``).
 
 All three are one server, :class:`pagesight.testing.server.ScriptedServer`, which an API's
-fake subclasses with its paths, key check, reply and error bodies.
+fake subclasses with its paths, key check, reply and error bodies. Beside them,
+:mod:`pagesight.testing.fake_vlm` fakes a vision-language model (``FakeVlmServer``, a caption
+computed from the screenshot it is sent; ``python -m pagesight.testing.fake_vlm`` serves one).
 """
 
 from pagesight.testing.fake_anthropic import FakeAnthropic

@@ -13,7 +13,6 @@ pydantic-ai's TestModel.
 
 from __future__ import annotations
 
-import itertools
 from dataclasses import replace
 from typing import Any
 
@@ -21,16 +20,13 @@ from pagesight.agent.decision import Action, Batch, Decision, Done, Stop
 from pagesight.agent.state import CallRecord, State
 from pagesight.agent.untrusted import untrusted
 from pagesight.errors import InvalidOption
-from pagesight.messages import Message, ToolCall, Usage
+from pagesight.messages import Message, ToolCall, Usage, call_id
 from pagesight.models.model import Model
 from pagesight.observe.passes import reads_on, smaller_than_page
 from pagesight.planners.llm.context import DEFAULT_BUDGET, Context, effect_brief, system_prompt
 from pagesight.planners.llm.textcalls import read_calls
 from pagesight.planners.llm.toolcheck import check_calls
 from pagesight.tokens import count_tokens
-
-_ids = itertools.count(1)
-
 
 DEFAULT_RETRIES = 2
 """How many times a model whose tool calls were refused is told why and asked again."""
@@ -118,7 +114,7 @@ class ModelPlanner:
                 written = read_calls(reply.text, names)
                 if written is not None:
                     calls = tuple(
-                        ToolCall(id=f"text_{next(_ids)}", name=c.name, arguments=c.arguments)
+                        ToolCall(id=call_id("text"), name=c.name, arguments=c.arguments)
                         for c in written.calls
                     )
                     problem = written.problem
@@ -237,7 +233,7 @@ def _with_ids(calls: tuple[ToolCall, ...]) -> tuple[ToolCall, ...]:
     ids = [c.id for c in calls]
     if all(ids) and len(set(ids)) == len(ids):
         return calls
-    return tuple(replace(c, id=f"call_{next(_ids)}") for c in calls)
+    return tuple(replace(c, id=call_id()) for c in calls)
 
 
 def _decision(calls: tuple[ToolCall, ...], *, raw: Any, usage: Usage | None) -> Decision:
