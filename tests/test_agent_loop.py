@@ -223,6 +223,6 @@ def test_the_async_agent_runs_the_same_task(server: StaticServer, tmp_path: Path
             return result, await agent.page.playwright.evaluate("window.saved.title")
 
     result, title = asyncio.run(scenario())
-    assert result.stop_reason == "done" and result.rounds == 2
+    assert result.stop_reason == "done" and result.rounds == 3  # two actions, then Done
     assert title == "CFO"
     assert (tmp_path / "summary.json").exists()

@@ -162,7 +162,7 @@ def test_a_run_shows_each_step_then_the_summary_and_the_report(runs: dict[str, R
     )
     assert lines[5] == '  3 expect "Saved Alice Chen"  ok'
     assert lines[6] == "done: the planner said the goal is reached"
-    assert lines[7].startswith("3 decisions in 2 rounds, ")
+    assert lines[7].startswith("3 rounds, ")  # two batches, then the check that ends it
     assert lines[-2:] == [f"report: {out / 'report.html'}", f"steps: {out / 'steps.txt'}"]
     assert (out / "report.html").is_file() and (out / "summary.json").is_file()
     assert SECRET not in stdout + stderr

@@ -52,7 +52,10 @@ def test_openai_the_demo_task_past_a_rate_limit_and_bad_arguments(
         model = OpenAIChat(
             model="gpt-4.1-mini", base_url=fake.base_url, api_key="sk-test", strict=True
         )
-        agent = Agent(browser, ModelPlanner(model), max_steps=8, out=tmp_path / "run")
+        # The full profile: every action a tool of its own, strict schemas and batches.
+        agent = Agent(
+            browser, ModelPlanner(model), max_steps=8, out=tmp_path / "run", tool_profile="full"
+        )
         result = agent.run(app.url, GOAL)
         rows = app.query("SELECT job_title, location FROM contacts WHERE name = 'Alice Chen'")
     assert result.stop_reason == "done", result.message
@@ -97,7 +100,10 @@ def test_anthropic_the_demo_task_past_a_server_error(browser: Browser, tmp_path:
         model = AnthropicMessages(
             model="claude-haiku-4-5", base_url=fake.base_url, api_key="sk-ant-test"
         )
-        agent = Agent(browser, ModelPlanner(model), max_steps=8, out=tmp_path / "run")
+        # The full profile: every action a tool of its own, strict schemas and batches.
+        agent = Agent(
+            browser, ModelPlanner(model), max_steps=8, out=tmp_path / "run", tool_profile="full"
+        )
         result = agent.run(app.url, GOAL)
         rows = app.query("SELECT job_title, location FROM contacts WHERE name = 'Alice Chen'")
     assert result.stop_reason == "done", result.message

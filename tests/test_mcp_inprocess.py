@@ -14,6 +14,7 @@ from mcp_types import CallToolResult, TextContent
 from conftest import StaticServer
 from mcp_support import ok, ref, text, unwrapped
 from pagesight import Browser
+from pagesight.agent.profiles import Profile
 from pagesight.agent.registry import ToolRegistry
 from pagesight.agent.session import Session
 from pagesight.agent.tool import Tool
@@ -34,8 +35,8 @@ async def click_xy(session, *, x: float, y: float) -> PageStep:
 '''
 
 
-def _listed(registry: ToolRegistry, tmp_path: Path, *, vision: bool) -> dict[str, object]:
-    server = PagesightMCP(BrowserOptions(output_dir=tmp_path), registry=registry, vision=vision)
+def _listed(registry: ToolRegistry, tmp_path: Path, *, tools: Profile) -> dict[str, object]:
+    server = PagesightMCP(BrowserOptions(output_dir=tmp_path), registry=registry, tools=tools)
     return {tool.name: tool.input_schema for tool in asyncio.run(server.list_tools())}
 
 
@@ -47,23 +48,24 @@ def test_coordinate_tools_only_with_vision_and_missing_tools_skipped(tmp_path: P
     every = builtin if "click_xy" in builtin else ToolRegistry.discover([folder])
     left_out = ("fill_form", "tabs", "hover_xy", "drag_xy")
     trimmed = ToolRegistry([t for t in every if t.name not in left_out])
-    with_vision = _listed(trimmed, tmp_path, vision=True)
+    with_vision = _listed(trimmed, tmp_path, tools="vision")
     assert with_vision["browser_mouse_click_xy"] == trimmed.get("click_xy").input_schema
     assert "browser_mouse_move_xy" not in with_vision  # no hover_xy in this registry
     assert "browser_mouse_drag_xy" not in with_vision
     assert "browser_fill_form" not in with_vision and "browser_tabs" not in with_vision
-    assert "browser_click" in with_vision and "browser_close" in with_vision
-    without = _listed(trimmed, tmp_path, vision=False)
-    assert set(with_vision) - set(without) == {"browser_mouse_click_xy"}
+    assert "browser_fill_form" not in _listed(trimmed, tmp_path, tools="full")
+    assert "browser_act" in with_vision and "browser_close" in with_vision
+    without = _listed(trimmed, tmp_path, tools="core")
+    assert set(with_vision) - set(without) == {"browser_mouse_click_xy", "browser_take_screenshot"}
 
 
 def test_vision_lists_every_coordinate_tool_with_its_registry_schema(tmp_path: Path) -> None:
     registry = ToolRegistry.discover()
-    listed = _listed(registry, tmp_path, vision=True)
+    listed = _listed(registry, tmp_path, tools="vision")
     for name, tool in VISION_TOOLS.items():
         if tool in registry:  # the branch building them may not be merged yet
             assert listed[name] == registry.get(tool).input_schema
-    assert not set(VISION_TOOLS) & set(_listed(registry, tmp_path, vision=False))
+    assert not set(VISION_TOOLS) & set(_listed(registry, tmp_path, tools="core"))
 
 
 async def broken_hover(session: Session, *, ref: int) -> str:
@@ -104,7 +106,7 @@ def test_a_coordinate_click_with_vision_answers_with_its_effect(
 ) -> None:
     if "click_xy" not in ToolRegistry.discover():
         pytest.skip("the coordinate tools are not in this registry yet")
-    mcp = PagesightMCP(BrowserOptions(output_dir=tmp_path, cdp_url=browser.cdp_url), vision=True)
+    mcp = PagesightMCP(BrowserOptions(output_dir=tmp_path, cdp_url=browser.cdp_url), tools="vision")
     url = server.url("act-profile.html?xy=1")
 
     async def calls() -> tuple[CallToolResult, object]:

@@ -133,7 +133,13 @@ def test_ollama_the_demo_task_answered_as_schema_json(browser: Browser, tmp_path
     script: list[Script] = [_as_constrained_json] * 3
     with OrbitApp.start() as app, FakeOpenAI(script) as fake:
         spec = resolve("ollama:qwen2.5:7b", base_url=fake.origin, env={})
-        agent = Agent(browser, ModelPlanner(connect(spec)), max_steps=6, out=tmp_path / "run")
+        agent = Agent(
+            browser,
+            ModelPlanner(connect(spec)),
+            max_steps=6,
+            out=tmp_path / "run",
+            tool_profile="full",
+        )
         result = agent.run(app.url, GOAL)
         rows = app.query("SELECT job_title, location FROM contacts WHERE name = 'Alice Chen'")
     assert result.stop_reason == "done", result.message

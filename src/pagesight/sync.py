@@ -20,6 +20,7 @@ from pagesight.act.events import DialogPolicy
 from pagesight.act.navigation import WaitUntil
 from pagesight.agent.loop import AsyncAgent
 from pagesight.agent.planner import Planner
+from pagesight.agent.profiles import DEFAULT_PROFILE, Profile
 from pagesight.agent.registry import ToolRegistry
 from pagesight.agent.skills import Skills
 from pagesight.agent.state import RunResult, StepRecord
@@ -493,6 +494,7 @@ class Agent:
         max_steps: int = 15,
         out: str | Path | None = None,
         tools: Iterable[str | Path] = (),
+        tool_profile: Profile = DEFAULT_PROFILE,
         skills: Iterable[str | Path] = (),
         secrets: Mapping[str, str] | None = None,
         on_step: Callable[[StepRecord], object] | None = None,
@@ -518,6 +520,7 @@ class Agent:
             max_steps=max_steps,
             out=out,
             tools=tools,
+            tool_profile=tool_profile,
             skills=skills,
             secrets=secrets,
             on_step=on_step,

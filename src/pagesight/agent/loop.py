@@ -33,9 +33,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pagesight.agent import idsteps, profiles
 from pagesight.agent.confirm import Asker, ConfirmPolicy
 from pagesight.agent.decision import Action, Batch, Decision, Done, Stop
 from pagesight.agent.planner import Planner
+from pagesight.agent.profiles import DEFAULT_PROFILE, Profile, check_profile
 from pagesight.agent.registry import ToolRegistry
 from pagesight.agent.secrets import Secrets, hide_secrets
 from pagesight.agent.session import Session
@@ -73,7 +75,11 @@ _PERSON = frozenset({"needs_person", "declined_by_person"})
 class AsyncAgent:
     """Runs a planner on a page until its goal is reached or a stop rule fires.
 
-    ``tools``: folders of extra tools (one ``async def`` a file); ``skills``: folders of
+    ``tools``: folders of extra tools (one ``async def`` a file), shown in every profile;
+    ``tool_profile``: which tools a model planner is shown up front (``"core"``: ``act``,
+    ``observe``, ``find_element`` and ``use_tool``, which reaches the rest; ``"vision"``: with
+    the screenshot and coordinate tools; ``"full"``: every tool, see
+    :mod:`pagesight.agent.profiles`); ``skills``: folders of
     extra skills (``*/SKILL.md``); ``secrets``: values a tool argument names as
     ``{{NAME}}``, typed into the page but never written anywhere (a key
     ``NAME@ORIGIN[,ORIGIN…]`` types it only on those origins, see
@@ -98,6 +104,7 @@ class AsyncAgent:
         max_steps: int = 15,
         out: str | Path | None = None,
         tools: Iterable[str | Path] = (),
+        tool_profile: Profile = DEFAULT_PROFILE,
         skills: Iterable[str | Path] = (),
         secrets: Mapping[str, str] | None = None,
         on_step: Callable[[StepRecord], object] | None = None,
@@ -119,6 +126,7 @@ class AsyncAgent:
         self._max_steps = max_steps
         self._out = Path(out) if out is not None else None
         self._registry = ToolRegistry.discover(tools)
+        self._profile = check_profile(tool_profile)
         self._skills = Skills.load(skills)
         self._secrets = Secrets(secrets)
         self._on_step = on_step
@@ -292,7 +300,8 @@ class AsyncAgent:
             answer=answer,
             steps=tuple(history),
             final_url=self._secrets.mask(session.page.url),
-            rounds=sum(1 for s in history if isinstance(s.decision, Action | Batch)),
+            # A round is one answer of the planner: an action, a batch, or done.
+            rounds=sum(1 for s in history if isinstance(s.decision, Action | Batch | Done)),
             tokens=sum(s.tokens for s in history),
             seconds=time.monotonic() - started,
             folder=recorder.folder,
@@ -327,7 +336,10 @@ class AsyncAgent:
             text=self._secrets.mask(replace(obs, changes=None).text()),
             delta=delta,
             history=tuple(history),
-            tools=self._registry.specs(),
+            tools=profiles.specs(
+                self._registry, self._profile, skills=bool(self._skills.catalog())
+            ),
+            reachable=self._registry.specs(),
             skills=self._skills.catalog(),
             legend=self._secrets.mask(obs.text("legend")) if obs.mode == "vision" else None,
             shoot=shoot,
@@ -437,9 +449,12 @@ def _targets(obs: Observation, decision: Decision, secrets: Secrets) -> tuple[di
 
 def _refs(decision: Decision) -> list[int]:
     actions = decision.actions if isinstance(decision, Batch) else (decision,)
-    out = []
+    out: list[int] = []
     for action in actions:
-        if isinstance(action, Action):
+        if isinstance(action, Action) and action.tool == "act":
+            steps = action.arguments.get("steps")
+            out.extend(idsteps.refs(steps) if isinstance(steps, str) else ())
+        elif isinstance(action, Action):
             for key in ("ref", "to_ref"):
                 value = action.arguments.get(key)
                 if isinstance(value, int) and not isinstance(value, bool):

@@ -77,6 +77,14 @@ class ToolRegistry:
     def names(self) -> tuple[str, ...]:
         return tuple(self._tools)
 
+    @property
+    def builtin(self) -> frozenset[str]:
+        """The names of pagesight's own tools (the others are a user's)."""
+        package = builtin_tools.__name__ + "."
+        return frozenset(
+            n for n, t in self._tools.items() if t.function.__module__.startswith(package)
+        )
+
     def get(self, name: str) -> Tool:
         if name not in self._tools:
             raise InvalidOption(

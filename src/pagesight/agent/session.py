@@ -26,6 +26,9 @@ class Tools(Protocol):
 
     def __contains__(self, name: object) -> bool: ...
 
+    @property
+    def names(self) -> tuple[str, ...]: ...
+
     def get(self, name: str) -> Tool: ...
 
     async def plan(

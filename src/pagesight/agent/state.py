@@ -123,12 +123,16 @@ class State:
     delta: str | None
     history: tuple[StepRecord, ...]
     tools: tuple[ToolSpec, ...]
+    """The tools the model is shown (the agent's tool profile)."""
     skills: str
     """The skill catalog (``- name: description`` lines) for the system prompt."""
     legend: str | None = None
     """When the page was read off a screenshot (``observation.mode == "vision"``): one line
     per element, the key to the badges of :meth:`screenshot` with ``marks`` (secrets
     masked)."""
+    reachable: tuple[ToolSpec, ...] = ()
+    """Every tool a call may name: those not shown too (``use_tool`` reaches them, and a call
+    naming one runs as well, rather than costing a round to refuse). Empty: ``tools``."""
     shoot: Callable[[bool, frozenset[int] | None], Awaitable[bytes]] | None = field(
         default=None, repr=False, compare=False
     )

@@ -233,10 +233,14 @@ def _camel(name: str) -> str:
 
 
 def _tidy(schema: dict[str, Any]) -> dict[str, Any]:
-    """The schema without pydantic's generated titles (a model pays tokens for each)."""
+    """The schema without pydantic's generated titles, and an optional argument (``X | None =
+    None``) written as plain ``X`` (not required, so leaving it out means None): a model pays
+    tokens for each of these, and they tell it nothing. The pydantic model still accepts an
+    explicit null."""
 
     def walk(node: Any, *, in_properties: bool = False) -> Any:
         if isinstance(node, dict):
+            node = _without_null(node)
             return {
                 k: walk(v, in_properties=k == "properties" and not in_properties)
                 for k, v in node.items()
@@ -248,3 +252,15 @@ def _tidy(schema: dict[str, Any]) -> dict[str, Any]:
 
     tidied: dict[str, Any] = walk(schema)
     return tidied
+
+
+def _without_null(node: dict[str, Any]) -> dict[str, Any]:
+    """``{"anyOf": [X, {"type": "null"}], "default": null, …}`` as ``{…X, …}``."""
+    options = node.get("anyOf")
+    if not isinstance(options, list) or node.get("default", ...) is not None:
+        return node
+    kept = [o for o in options if o != {"type": "null"}]
+    if len(kept) != 1 or len(kept) == len(options):
+        return node
+    rest = {k: v for k, v in node.items() if k not in ("anyOf", "default")}
+    return {**kept[0], **rest}

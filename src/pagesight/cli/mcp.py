@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from pagesight.cli.options import (
     SECRET_HELP,
     add_confirm_options,
+    add_tools_option,
     checked_secrets,
     confirm_rules,
     origin_list,
@@ -69,7 +70,7 @@ def add_mcp_options(commands: argparse._SubParsersAction[Any]) -> None:
         metavar="DIR",
         help="the folder files may be uploaded from (default: the output dir)",
     )
-    mcp.add_argument("--vision", action="store_true", help="also offer the coordinate tools (*_xy)")
+    add_tools_option(mcp)
     mcp.add_argument(
         "--secret",
         type=secret_option,
@@ -127,7 +128,7 @@ def run_mcp(args: argparse.Namespace) -> int:
                 f"cannot listen on {args.host}:{args.port} ({exc.strerror or exc})",
             ) from exc
     print(f"pagesight mcp: output dir {options.output_dir}", file=sys.stderr, flush=True)
-    server = PagesightMCP(options, vision=args.vision, confirm=confirm)
+    server = PagesightMCP(options, tools=args.tools, confirm=confirm)
     if sock is None:
         asyncio.run(serve_stdio(server))
     else:

@@ -73,6 +73,21 @@ SECRET_HELP = (
 )
 
 
+def add_tools_option(command: argparse.ArgumentParser) -> None:
+    """``--tools PROFILE`` (``run`` and ``mcp``): which tools the model is shown up front."""
+    from pagesight.agent.profiles import DEFAULT_PROFILE, PROFILES
+
+    command.add_argument(
+        "--tools",
+        choices=PROFILES,
+        default=DEFAULT_PROFILE,
+        metavar="PROFILE",
+        help="the tools the model is shown up front: core (default: act, observe, find, and "
+        "use_tool, which reaches every other tool by name), vision (core with the screenshot "
+        "and coordinate tools) or full (every tool one for one, as Playwright MCP names them)",
+    )
+
+
 def add_confirm_options(command: argparse.ArgumentParser) -> None:
     """``--confirm`` and ``--confirm-rules`` (``run`` and ``mcp``)."""
     from pagesight.guard.risk import MODES

@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pagesight.agent.profiles import DEFAULT_PROFILE, Profile
 from pagesight.cli.options import (
     SECRET_HELP,
     add_confirm_options,
+    add_tools_option,
     check_out,
     checked_secrets,
     confirm_rules,
@@ -120,6 +122,7 @@ def add_run_options(commands: argparse._SubParsersAction[Any]) -> None:
         metavar="NAME=VALUE",
         help=SECRET_HELP + " (a script's {{NAME}} may also come from the variable NAME)",
     )
+    add_tools_option(run)
     add_confirm_options(run)
     run.add_argument("--cdp-url", default=None, help="attach to a running Chromium instead")
     run.add_argument(
@@ -220,6 +223,7 @@ def run(args: argparse.Namespace) -> int:
         origins=origins,
         confirm=args.confirm,
         rules=rules,
+        tools=args.tools,
     )
     return 0 if result.reached else 3
 
@@ -346,6 +350,7 @@ def run_agent(
     origins: Mapping[str, Any] | None = None,
     confirm: Mode = "risky",
     rules: RiskRules | None = None,
+    tools: Profile = DEFAULT_PROFILE,
 ) -> RunResult:
     """Run ``planner`` from ``url`` with a line on the terminal per step, then the summary
     and where the report is (``pagesight run`` with steps or a goal, and the demo). A step
@@ -373,6 +378,7 @@ def run_agent(
             timeout=timeout,
             confirm=confirm,
             confirm_rules=rules,
+            tool_profile=tools,
             confirmer=terminal_confirmer(Secrets(secrets).mask) if confirm != "never" else None,
         )
         try:
@@ -434,7 +440,7 @@ def _print_result(
         model = f", model {usage.input_tokens} in / {usage.output_tokens} out{cost}"
     layers = " → ".join(result.layers_tried or (result.layer,))
     console.print(
-        f"{len(result.steps)} decisions in {result.rounds} rounds, {result.tokens} tokens read"
+        f"{result.rounds} rounds, {result.tokens} tokens of pages read"
         f"{model}, {result.seconds:.1f} s, layer {layers}"
     )
     for healed in getattr(planner, "healed", ()):

@@ -12,10 +12,12 @@ is put to the user by elicitation (:mod:`pagesight.mcp.confirm`).
 
 from __future__ import annotations
 
+import json
 import logging
 from dataclasses import replace
 from typing import Any, overload
 
+import pydantic
 from mcp.server import MCPServer
 from mcp.server.mcpserver.context import Context
 from mcp_types import CallToolResult, InputRequiredResult, TextContent
@@ -23,8 +25,10 @@ from mcp_types import Tool as MCPTool
 
 from pagesight.agent.confirm import Asker, ConfirmPolicy
 from pagesight.agent.loop import mask_exception
+from pagesight.agent.profiles import DEFAULT_PROFILE, ON_DEMAND, Profile, check_profile
 from pagesight.agent.registry import ToolRegistry
 from pagesight.agent.session import Session
+from pagesight.agent.tool import validation_message
 from pagesight.agent.untrusted import RULE
 from pagesight.errors import PageCrashed, PagesightError, PageUnresponsive, RuntimeFailure
 from pagesight.mcp import names
@@ -33,7 +37,8 @@ from pagesight.mcp.confirm import NO_ELICITATION, InputNeeded, NoOneToAsk, asker
 from pagesight.mcp.results import content, failure, masked
 
 INSTRUCTIONS = (
-    "A browser. Address an element by `ref`, the number in brackets in the latest snapshot. "
+    "A browser. Address an element by its id, the number in brackets in the latest snapshot "
+    "([4] in browser_act's steps, `ref` elsewhere). "
     "Every action answers with its effect and the page after it (the whole page, or only "
     "what changed), so a separate snapshot is rarely needed. " + RULE
 )
@@ -46,20 +51,24 @@ log = logging.getLogger("pagesight.mcp")
 
 
 class PagesightMCP(MCPServer[Any]):
-    """pagesight's tools over MCP. ``vision`` adds the coordinate tools (``*_xy``);
-    ``confirm`` which steps need the user's yes (by default the risky ones)."""
+    """pagesight's tools over MCP. ``tools``: the profile listed (``core``, ``vision`` with
+    the screenshot and coordinate tools, ``full``: every tool; every tool can be called
+    whatever is listed); ``confirm`` which steps need the user's yes (by default the risky
+    ones)."""
 
     def __init__(
         self,
         options: BrowserOptions,
         *,
         registry: ToolRegistry | None = None,
-        vision: bool = False,
+        tools: Profile = DEFAULT_PROFILE,
         confirm: ConfirmPolicy | None = None,
     ) -> None:
         super().__init__(name="pagesight", instructions=INSTRUCTIONS, log_level="WARNING")
         self._registry = registry or ToolRegistry.discover()
-        self._offered = {o.name: o for o in names.offered(self._registry, vision=vision)}
+        self._offered = {o.name: o for o in names.offered(self._registry)}
+        self._listed = names.listed(self._registry, check_profile(tools))
+        self._unlisted = names.unlisted(self._registry, tools)
         self.holders = Holders(self._registry, options)
         self._secrets = options.secrets
         self._confirm = replace(
@@ -77,7 +86,14 @@ class PagesightMCP(MCPServer[Any]):
         tools = [
             MCPTool(name=name, description=o.spec.description, input_schema=o.spec.input_schema)
             for name, o in self._offered.items()
+            if name in self._listed
         ]
+        if self._unlisted:
+            use = self._registry.get(ON_DEMAND)
+            listing = f"{use.description} Tools: {', '.join(self._unlisted)}."
+            tools.append(
+                MCPTool(name=names.USE_TOOL, description=listing, input_schema=use.input_schema)
+            )
         close_schema = {"type": "object", "properties": {}, "additionalProperties": False}
         tools.append(
             MCPTool(
@@ -129,6 +145,8 @@ class PagesightMCP(MCPServer[Any]):
             closed = await holder.close()
             text = "browser closed; the next call starts a fresh one" if closed else "no browser"
             return CallToolResult(content=[TextContent(text=text)])
+        if name == names.USE_TOOL:
+            return await self._use_tool(holder, arguments, ask)
         offered = self._offered.get(name)
         if offered is None:
             known = ", ".join([*self._offered, names.CLOSE])
@@ -189,6 +207,27 @@ class PagesightMCP(MCPServer[Any]):
                 quotes_page=True,
             )
         return content(result, before=before)
+
+    async def _use_tool(
+        self, holder: BrowserHolder, arguments: dict[str, Any], ask: Asker | None
+    ) -> CallToolResult:
+        """``browser_use_tool``: the tool it names called with its arguments, or, without
+        them, that tool's description and input schema."""
+        use = self._registry.get(ON_DEMAND)
+        try:
+            checked = use.check(arguments)
+        except pydantic.ValidationError as exc:
+            return failure("invalid_arguments", validation_message(names.USE_TOOL, exc))
+        name, inner = checked["name"], checked["arguments"]
+        offered = self._offered.get(name)
+        if offered is None or name == names.USE_TOOL:
+            known = ", ".join([*self._offered, names.CLOSE])
+            return failure("unknown_tool", f"no tool named {name!r}; tools: {known}")
+        if inner is None:
+            schema = json.dumps(offered.spec.input_schema, separators=(",", ":"))
+            text = f"{name}: {offered.spec.description}\narguments: {schema}"
+            return CallToolResult(content=[TextContent(text=text)])
+        return await self._call(holder, name, inner, ask)
 
 
 def _connection(context: Context[Any, Any] | None) -> str | None:

@@ -45,7 +45,7 @@ from pagesight.agent.state import State
 from pagesight.errors import InvalidOption, StepsError
 from pagesight.observe import find as finding
 from pagesight.observe.observation import Observation
-from pagesight.observe.tree import Node
+from pagesight.observe.shown import closest_texts, quoted, shows
 from pagesight.planners.resolve import Candidate, Refused, Resolved, resolve
 from pagesight.runs.grammar import CHECKS, Step, Target, element_words, parse
 
@@ -341,7 +341,7 @@ class StepsPlanner:
                 reason: PlannerStop = "expect_failed" if call.tool == "wait_for" else "step_failed"
                 message = f"line {planned.step.line}: {planned.step.text}: {call.error.message}"
                 if planned.step.kind == "wait_for":
-                    message += "; the page shows: " + _closest_texts(
+                    message += "; the page shows: " + closest_texts(
                         state.observation, planned.step.value or ""
                     )
                 return self._stop(reason, planned.step, message, [])
@@ -420,12 +420,12 @@ def _check(step: Step, obs: Observation) -> tuple[bool, dict[str, Any]]:
         "value": want,
     }
     if step.kind in ("expect_text", "wait_for"):
-        ok = finding.normalise(want) in finding.normalise("\n".join(_texts(obs)))
+        ok = shows(obs, want)
         record["ok"] = ok
         if not ok:
             record["message"] = (
                 f"line {step.line}: {step.text}: expected the page to show {want!r}; seen: "
-                + _closest_texts(obs, want)
+                + closest_texts(obs, want)
             )
         return ok, record
     assert step.target is not None
@@ -450,48 +450,7 @@ def _check(step: Step, obs: Observation) -> tuple[bool, dict[str, Any]]:
     return ok, record
 
 
-def _texts(obs: Observation) -> list[str]:
-    """Every text the page shows: each node's name and value."""
-    out: list[str] = []
-
-    def walk(nodes: Sequence[Node]) -> None:
-        for node in nodes:
-            out.extend(t for t in (node.name, node.value) if t)
-            walk(node.children)
-
-    walk(obs.tree)
-    return out
-
-
-def _closest_texts(obs: Observation, want: str) -> str:
-    """The texts of the page most like ``want``, with find's scores."""
-    q = finding.Query.parse(want) if finding.normalise(want) else None
-    scored: list[tuple[float, str]] = []
-    seen: set[str] = set()
-
-    def walk(nodes: Sequence[Node]) -> None:
-        for node in nodes:
-            if q is not None and node.name and node.name not in seen:
-                seen.add(node.name)
-                points = finding.score(q, finding.Target.of(node))
-                if points > 0:
-                    scored.append((points, node.name))
-            walk(node.children)
-
-    walk(obs.tree)
-    scored.sort(key=lambda s: -s[0])
-    if not scored:
-        return f"nothing like it on {obs.url}"
-    return "; ".join(f"{_quoted(t)} (score {p:g})" for p, t in scored[:3])
-
-
-def _quoted(text: str) -> str:
-    import json
-
-    return json.dumps(text if len(text) <= 80 else text[:79] + "…", ensure_ascii=False)
-
-
 def _describe(c: Mapping[str, Any]) -> str:
-    context = f" in {_quoted(c['context'])}" if c.get("context") else ""
+    context = f" in {quoted(c['context'])}" if c.get("context") else ""
     at = f"  @ {c['selector']}" if c.get("selector") else ""
-    return f"[{c['id']}] {c['role']} {_quoted(c['name'])}{context}  score {c['score']:g}{at}"
+    return f"[{c['id']}] {c['role']} {quoted(c['name'])}{context}  score {c['score']:g}{at}"

@@ -43,6 +43,9 @@ def compile_run(records: list[dict[str, Any]], *, folder: str = "") -> str:
         actions = decision["actions"] if decision["type"] == "batch" else [decision]
         if decision["type"] not in ("action", "batch"):
             continue
+        if decision["type"] == "action" and decision["tool"] == "act":
+            lines.extend(_act_lines(record, origin))
+            continue
         ran = _ran(record, len(actions))
         targets = {t["id"]: t for t in record.get("targets", ())}
         steps = planned.get("steps", []) if planned is not None else []
@@ -54,6 +57,29 @@ def compile_run(records: list[dict[str, Any]], *, folder: str = "") -> str:
             if line is not None:
                 lines.append(line)
     return "\n".join(lines) + "\n"
+
+
+def _act_lines(record: dict[str, Any], origin: str) -> list[str]:
+    """The steps an ``act`` call ran (its value's ``lines``, in order: actions, checks), each
+    element named in words; a line that failed and those after it are left out."""
+    calls = record.get("calls") or []
+    ran = (calls[0].get("value") or {}).get("lines", []) if calls else []
+    targets = {t["id"]: t for t in record.get("targets", ())}
+    out = []
+    for line in ran:
+        if "tool" in line:
+            if line.get("status") != "done":
+                break
+            written = _action_line(line, targets, {}, origin)
+            if written is not None:
+                out.append(written)
+        elif "check" in line:
+            if not line.get("ok"):
+                break
+            x = _target(line.get("ref"), targets, None)
+            kind = line["check"]
+            out.append(format_step(Step(kind=kind, target=x, value=line.get("value") or "")))
+    return out
 
 
 def _ran(record: dict[str, Any], count: int) -> list[bool]:

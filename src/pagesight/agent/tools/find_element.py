@@ -11,7 +11,7 @@ async def find_element(session: Session, *, query: str, top: int = 5) -> ToolRes
 
     Args:
         query: The element in words, as a person would name it.
-        top: How many matches to show at most.
+        top: The most matches to show.
     """
     obs = await session.page.observe(include={"selector"}, mode="cdp")
     text = tooltext.find_element(obs, query, top=top)

@@ -5,10 +5,10 @@ from pagesight.agent.tool import ToolResult
 
 
 async def load_skill(session: Session, *, name: str) -> ToolResult:
-    """Read a skill's instructions (the skills are listed in the system prompt).
+    """Read a skill's instructions.
 
     Args:
-        name: The skill's name, as the list gives it.
+        name: The skill's name, as the list of skills gives it.
     """
     skill = session.skills.get(name)
     return ToolResult(text=skill.body, value={"name": skill.name, "path": str(skill.path)})

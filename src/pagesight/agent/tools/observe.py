@@ -15,13 +15,13 @@ async def observe(
     focus: str | None = None,
     max_tokens: int | None = None,
 ) -> ToolResult:
-    """Read the page as an outline: one node a line, an id in brackets on what can be acted on.
+    """Read the page as an outline, an id in brackets on what can be acted on.
 
     Args:
-        view: "interactive" keeps only what can be acted on, each with its heading or group.
-        since_last: Show only what changed since the latest observation.
-        focus: Words about what you need; keeps the part of the page about them.
-        max_tokens: Cut the text to fit this many tokens (every actionable element stays).
+        view: "interactive": only what can be acted on, with its heading or group.
+        since_last: Only what changed since the page was last read.
+        focus: Words about what you need: keeps that part of the page.
+        max_tokens: Cut to this many tokens (every element with an id stays).
     """
     since = session.latest if since_last else None
     obs = await session.page.observe(view=view, focus=focus, max_tokens=max_tokens, since=since)

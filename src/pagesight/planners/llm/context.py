@@ -22,22 +22,32 @@ _PER_MESSAGE = 4
 """Tokens a chat format spends on a message's role and separators (OpenAI's figure)."""
 
 
-def system_prompt(skills: str) -> str:
-    """What a model is told once: its job, how to read the page, and the skill catalog."""
+def system_prompt(skills: str, tools: Sequence[str] = ("act",)) -> str:
+    """What a model is told once: its job, how to read the page and act on it (with ``act``,
+    one step a line, when the model is shown that tool; else one tool a call), and the skill
+    catalog. The same text every round, so that a provider's prompt cache holds it."""
+    if "act" in tools:
+        acting = (
+            "Act with `act`, one step a line: fill a form and submit it in one call, ending "
+            'with expect "text" and done when the result will show. Done ("answer" to a '
+            "question) ends the task."
+        )
+    else:
+        acting = (
+            "Pass an element's id as `ref`; put several actions in a `batch`. Once the page "
+            "shows the result, call `done` (with `answer` to a question)."
+        )
     lines = [
         "You drive a web browser with tools to reach the user's goal.",
-        "Each page comes as an outline; what you can act on has an id in brackets: pass it",
-        "as `ref`. Every action answers with its effect (what the browser saw change).",
-        "After an action you may get only what changed (`+` added, `-` removed, `~` changed)",
-        "instead of the whole page again. A page read off a screenshot comes as that picture",
-        "with a numbered badge on each element and a legend of them: pass the badge's number",
-        "as `ref`. Put several actions on one page in a `batch`. Check the page shows the",
-        "result, then call `done` (with `answer` when the goal asks a question). Older pages",
-        "are dropped from the conversation (`(page dropped)`): read the latest one.",
+        "The page comes as an outline; each element you can act on has an id: [4].",
+        acting,
+        "Each action answers with its effect and the page after, or what changed (+ added, "
+        "- removed, ~ changed). A page read off a screenshot shows each id on a badge. Older "
+        "pages are dropped.",
         RULE,
     ]
     if skills:
-        lines += ["", "Skills (read one with load_skill(name) when it helps):", skills]
+        lines += ["", "Skills (read one with load_skill when it helps):", skills]
     return "\n".join(lines)
 
 

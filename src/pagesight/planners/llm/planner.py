@@ -91,7 +91,9 @@ class ModelPlanner:
     async def decide(self, state: State) -> Decision:
         context = self._context
         if context is None or state.step == 1:
-            context = self._context = self.make_context(system_prompt(state.skills))
+            context = self._context = self.make_context(
+                system_prompt(state.skills, [t.name for t in state.tools])
+            )
             goal = f"goal: {state.goal}" if state.goal else "goal: (none given)"
             context.add(await self._whole(context, goal, state), observation=True)
         else:
@@ -100,7 +102,8 @@ class ModelPlanner:
 
     async def _ask(self, context: Context, state: State) -> Decision:
         """Ask the model until its reply holds valid tool calls, or the retries are spent."""
-        names = {t.name for t in state.tools}
+        reachable = state.reachable or state.tools
+        names = {t.name for t in reachable}
         replies: list[dict[str, Any]] = []
         usage: Usage | None = None
         refused = words = 0
@@ -137,7 +140,7 @@ class ModelPlanner:
                 context.add(Message(role="user", content=_NUDGE))
                 continue
             words = 0
-            checked = check_calls(calls, state.tools) if problem is None else None
+            checked = check_calls(calls, reachable) if problem is None else None
             if checked is not None and checked.ok:
                 context.add(replace(said, tool_calls=checked.calls))
                 self._pending = checked.calls
@@ -241,6 +244,10 @@ def _decision(calls: tuple[ToolCall, ...], *, raw: Any, usage: Usage | None) -> 
     if done is not None:  # checked: done comes alone
         answer = done.arguments.get("answer")
         return Done(answer=answer if isinstance(answer, str) else None, raw=raw, usage=usage)
+    if len(calls) > 1 and all(c.name == "act" for c in calls):
+        # Several act calls in one reply are one list of steps, run in the order given.
+        steps = "\n".join(str(c.arguments.get("steps", "")) for c in calls)
+        calls = (replace(calls[-1], arguments={"steps": steps}),)
     actions = tuple(
         Action(tool=c.name, arguments=dict(c.arguments), id=c.id, label=_words(c)) for c in calls
     )
@@ -258,5 +265,8 @@ def _raw(replies: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _words(call: ToolCall) -> str | None:
+    steps = call.arguments.get("steps")
+    if call.name == "act" and isinstance(steps, str):
+        return "; ".join(line.strip() for line in steps.splitlines() if line.strip())
     element = call.arguments.get("element")
     return f"{call.name} {element}" if isinstance(element, str) else None

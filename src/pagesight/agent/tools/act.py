@@ -1,0 +1,111 @@
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from pagesight.agent.idsteps import CheckLine, DoneLine, ToolLine, parse_steps
+from pagesight.agent.results import masked
+from pagesight.agent.session import Session
+from pagesight.agent.tool import ToolFailure, ToolResult
+from pagesight.agent.tools.batch import BatchAction, batch
+from pagesight.errors import StepsError
+from pagesight.observe import find as finding
+from pagesight.observe.observation import Observation
+from pagesight.observe.shown import closest_texts, shows
+
+
+async def act(session: Session, *, steps: str) -> ToolResult:
+    """Act on the page, one step a line, in order, stopping at the first that fails;
+    answers with each step's effect and the page after.
+
+    Args:
+        steps: Lines such as: click [4] | type "Ada" into [5] | select "Tokyo" in [6] |
+            press Enter (in [5]) | hover [4] | scroll to [4] | scroll down (in [4]) |
+            drag [4] to [9] | upload "cv.pdf" to [7] | go to URL | go back |
+            wait for "text" | expect "text" | expect [5] to be "Ada" | done ("answer").
+            [4] is an element's id; {{NAME}} types the secret NAME.
+    """
+    try:
+        lines = parse_steps(steps)
+    except StepsError as exc:
+        return ToolResult.failure(exc.reason, str(exc))
+    texts: list[str] = []
+    record: list[dict[str, Any]] = []
+    result = ToolResult(text="")
+    pending: list[ToolLine] = []
+
+    async def run_pending() -> ToolResult:
+        """The action lines gathered so far, as one batch (one round, one settle)."""
+        actions = [BatchAction(tool=t.tool, arguments=t.arguments) for t in pending]
+        ran = await batch(session, actions=actions)
+        statuses = [s["status"] for s in ran.value.get("steps", ())]
+        for i, t in enumerate(pending):
+            status = statuses[i] if i < len(statuses) else "not_run"
+            record.append({"tool": t.tool, "arguments": t.arguments, "status": status})
+        pending.clear()
+        texts.append(ran.text)
+        return ran
+
+    for line in lines:
+        if isinstance(line, ToolLine):
+            pending.append(line)
+            continue
+        if pending:
+            result = await run_pending()
+            if result.is_error:
+                return _finish(result, texts, record, session)
+        if isinstance(line, DoneLine):
+            text = "done" if line.answer is None else f"done: {line.answer}"
+            texts.append(text)
+            record.append({"done": True, "answer": line.answer})
+            done = replace(result, text="", error=None, done=True, answer=line.answer)
+            return _finish(done, texts, record, session)
+        checked = await _check(session, line)
+        record.append(
+            {"check": line.kind, "value": line.value, "ref": line.ref, "ok": not checked.is_error}
+        )
+        texts.append(checked.text)
+        if checked.observation is not None:
+            result = replace(result, observation=checked.observation)
+        if checked.is_error:
+            return _finish(replace(result, error=checked.error), texts, record, session)
+    if pending:
+        result = await run_pending()
+    return _finish(result, texts, record, session)
+
+
+def _finish(
+    result: ToolResult, texts: list[str], record: list[dict[str, Any]], session: Session
+) -> ToolResult:
+    """One result for the whole call: every line's text, the lines as run (a run's
+    ``steps.txt`` is written from them), the last page and effect, the first error."""
+    value = {"lines": record}
+    return masked(replace(result, text="\n".join(t for t in texts if t), value=value), session)
+
+
+async def _check(session: Session, line: CheckLine) -> ToolResult:
+    """A ``wait for`` (the ``wait_for`` tool, which polls) or an ``expect`` (the page as it
+    is now): a failure, ``expectation_failed``, says what the page shows instead."""
+    if line.kind == "wait_for":
+        return await session.registry.call("wait_for", {"text": line.value}, session)
+    obs = await session.page.observe()
+    session.latest = obs
+    if line.kind == "expect_text":
+        if shows(obs, line.value):
+            return ToolResult(text=f"seen {line.value!r}", observation=obs)
+        seen = closest_texts(obs, line.value)
+        return _failed(line, f"expected the page to show {line.value!r}; seen: {seen}", obs)
+    element = next((e for e in obs.elements if e.id == line.ref), None)
+    if element is None:
+        return _failed(line, f"no element [{line.ref}] on the page now", obs)
+    seen_value = element.value or ""
+    if finding.normalise(seen_value) == finding.normalise(line.value):
+        return ToolResult(text=f"[{line.ref}] is {line.value!r}", observation=obs)
+    message = f"expected [{line.ref}] {element.role} to be {line.value!r}; seen: '{seen_value}'"
+    return _failed(line, message, obs)
+
+
+def _failed(line: CheckLine, message: str, obs: Observation) -> ToolResult:
+    text = f"line {line.line}: {line.text}: {message}"
+    failure = ToolFailure(reason="expectation_failed", message=text)
+    return ToolResult(text=f"error (expectation_failed): {text}", error=failure, observation=obs)

@@ -1,0 +1,220 @@
+"""The ``act`` tool (the steps language over ids, one call for a whole form), ``use_tool``
+(every other tool, by name) and the tool profiles a model is shown."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agent_support import ref
+from conftest import StaticServer
+from model_support import GOAL, SAVED, latest_page
+from model_support import ref as ref_in
+from pagesight import Action, Agent, Browser, Done, RunResult, StepsError
+from pagesight.agent import ScriptedPlanner, State
+from pagesight.agent.idsteps import CheckLine, DoneLine, ToolLine, parse_steps, refs
+from pagesight.agent.profiles import ACTED, CORE, ON_DEMAND, shown, specs
+from pagesight.agent.registry import ToolRegistry
+from pagesight.demo import OrbitApp
+from pagesight.models.openai_chat import OpenAIChat
+from pagesight.planners.llm.planner import ModelPlanner
+from pagesight.testing import FakeOpenAI, Reply
+
+
+def test_steps_over_ids_are_the_page_tools_calls() -> None:
+    lines = parse_steps(
+        'type "Ada" into [5]\nselect "Tokyo" in [6] "the Location menu"\n# a comment\n'
+        "click [4]\npress Enter in [5]\nscroll down\ndrag [4] to [9]\ngo back\n"
+        'expect "Saved"\nexpect [5] to be "Ada"\ndone "Tokyo"'
+    )
+    calls = [(x.tool, x.arguments) for x in lines if isinstance(x, ToolLine)]
+    assert calls == [
+        ("input", {"ref": 5, "text": "Ada"}),
+        ("select", {"ref": 6, "values": ["Tokyo"]}),
+        ("click", {"ref": 4}),
+        ("press_key", {"key": "Enter", "ref": 5}),
+        ("scroll", {"direction": "down"}),
+        ("drag", {"ref": 4, "to_ref": 9}),
+        ("back", {}),
+    ]
+    checks = [(c.kind, c.value, c.ref) for c in lines if isinstance(c, CheckLine)]
+    assert checks == [("expect_text", "Saved", None), ("expect_value", "Ada", 5)]
+    assert lines[-1] == DoneLine(line=11, text='done "Tokyo"', answer="Tokyo")
+    assert refs('click [4]\ntype "x" into [7]\ndrag [1] to [2]') == [4, 7, 1, 2]
+
+
+@pytest.mark.parametrize(
+    ("steps", "said"),
+    [
+        ('click "Save"', "line 1: name the element by its id in brackets, the number the page "),
+        ("done\nclick [4]", "line 1: done must be the last step"),
+        ("fly to [4]", "line 1: 'fly to [4]' is not a step"),
+        ("\n# nothing\n", "give at least one step"),
+    ],
+)
+def test_a_step_that_cannot_run_is_refused_naming_its_line(steps: str, said: str) -> None:
+    with pytest.raises(StepsError) as caught:
+        parse_steps(steps)
+    assert str(caught.value).startswith(said)
+
+
+def _run(browser: Browser, planner: Any, url: str, out: Path) -> tuple[RunResult, Any]:
+    agent = Agent(browser, planner, out=out)
+    result = agent.run(url, goal="move Alice to Tokyo as CFO")
+    assert agent.page is not None
+    saved = agent.page.playwright.evaluate("window.saved")
+    agent.page.close()
+    return result, saved
+
+
+def test_one_act_call_fills_saves_and_ends_the_run_when_its_expectation_holds(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    def everything(s: State) -> Action:
+        steps = (
+            f'type "CFO" into [{ref(s, "Job title", "textbox")}]\n'
+            f'select "Tokyo" in [{ref(s, "Location", "combobox")}]\n'
+            f"click [{ref(s, 'Save', 'button')}]\n"
+            'expect "Saved: CFO, Tokyo"\n'
+            'done "saved"'
+        )
+        return Action(tool="act", arguments={"steps": steps})
+
+    planner = ScriptedPlanner([everything, Done(answer="not asked again")])
+    result, saved = _run(browser, planner, server.url("agent-contact.html"), tmp_path)
+    assert result.stop_reason == "done" and result.answer == "saved"
+    assert result.rounds == 1 and len(result.steps) == 1  # no round only to say done
+    assert saved["title"] == "CFO" and saved["location"] == "Tokyo"
+    (call,) = result.steps[0].calls
+    assert [line.get("status") or line.get("ok") for line in call.value["lines"][:4]] == [
+        "done",
+        "done",
+        "done",
+        True,
+    ]
+    # What the model did is a replayable steps file, in words.
+    steps = (tmp_path / "steps.txt").read_text(encoding="utf-8").splitlines()
+    said = [line.split("  @ ")[0] for line in steps if not line.startswith("#")]
+    assert said == [
+        'type "CFO" into "Job title" field in "Alice Chen"',
+        'select "Tokyo" in "Location" dropdown in "Alice Chen"',
+        'click "Save" button in "Alice Chen"',
+        'expect "Saved: CFO, Tokyo"',
+    ]
+
+
+def test_an_expectation_that_fails_keeps_the_run_going_with_what_the_page_shows(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    def save(s: State) -> Action:
+        steps = f'click [{ref(s, "Save", "button")}]\nexpect "Order placed"\ndone'
+        return Action(tool="act", arguments={"steps": steps})
+
+    planner = ScriptedPlanner([save, Done()])
+    result, saved = _run(browser, planner, server.url("agent-contact.html"), tmp_path)
+    assert saved is not None  # the click ran
+    assert result.rounds == 2  # the act that did not end it, then the planner's own done
+    (call,) = result.steps[0].calls
+    assert call.error is not None and call.error.reason == "expectation_failed"
+    assert "expected the page to show 'Order placed'; seen: " in call.error.message
+    assert "Saved: Software Engineer, London" in call.text  # the closest text the page shows
+    assert result.steps[1].number == 2  # the planner was asked again, on the page after
+
+
+def test_a_failing_step_stops_the_lines_after_it(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    def stuck(s: State) -> Action:
+        steps = f"click [{ref(s, 'Archive', 'button')}]\nclick [{ref(s, 'Save', 'button')}]"
+        return Action(tool="act", arguments={"steps": steps})
+
+    result, saved = _run(
+        browser, ScriptedPlanner([stuck, Done()]), server.url("agent-contact.html"), tmp_path
+    )
+    (call,) = result.steps[0].calls
+    assert call.error is not None and call.error.reason == "disabled"
+    assert saved is None  # Save, after the disabled Archive, never ran
+    assert [line["status"] for line in call.value["lines"]] == ["failed", "not_run"]
+
+
+def test_use_tool_reads_a_tools_arguments_then_calls_it(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    def read(s: State) -> Action:
+        return Action(tool="use_tool", arguments={"name": "tabs"})
+
+    def call(s: State) -> Action:
+        return Action(tool="use_tool", arguments={"name": "tabs", "arguments": {"action": "list"}})
+
+    def unknown(s: State) -> Action:
+        return Action(tool="use_tool", arguments={"name": "teleport"})
+
+    planner = ScriptedPlanner([read, call, unknown, Done()])
+    result, _ = _run(browser, planner, server.url("agent-contact.html"), tmp_path)
+    described, listed, refused = (s.calls[0] for s in result.steps[:3])
+    assert described.text.startswith("tabs: List the open tabs")
+    assert json.loads(described.text.split("arguments: ", 1)[1])["properties"]["action"]["enum"]
+    assert listed.text.startswith("tabs (* = current):") and "agent-contact.html" in listed.text
+    assert refused.error is not None and refused.error.reason == "unknown_tool"
+
+
+def test_core_shows_a_few_tools_and_reaches_every_other(tmp_path: Path) -> None:
+    folder = tmp_path / "tools"
+    folder.mkdir()
+    (folder / "greet.py").write_text(
+        "async def greet(session, *, name: str) -> str:\n"
+        '    """Say hello.\n\n    Args:\n        name: Who to greet.\n    """\n'
+        '    return f"hello {name}"\n',
+        encoding="utf-8",
+    )
+    registry = ToolRegistry.discover([folder])
+    assert set(shown(registry, "core")) == {*CORE, ON_DEMAND, "greet"}  # a user's tool too
+    assert set(shown(registry, "core", skills=True)) == {*CORE, ON_DEMAND, "greet", "load_skill"}
+    assert {"screenshot", "click_xy"} <= set(shown(registry, "vision"))
+    assert set(shown(registry, "full")) == set(registry.names) - {"act", ON_DEMAND}
+    listing = next(s for s in specs(registry, "core") if s.name == ON_DEMAND).description
+    named = set(listing.split("Tools: ", 1)[1].rstrip(".").split(", "))
+    # Every tool is shown, named in use_tool's list, or one whose work act's lines do.
+    assert set(registry.names) == set(shown(registry, "core")) | named | ACTED
+    assert not named & ACTED
+
+
+def _capable_act(body: dict[str, Any]) -> Reply:
+    """The demo task as a capable model does it with ``act``: open Alice's form, then fill,
+    save, check and finish in one call."""
+    page = latest_page(body)
+    if 'h1 "Edit contact: Alice Chen"' in page:
+        title = ref_in(page, r'\[(\d+)\] textbox "Job title"')
+        location = ref_in(page, r'\[(\d+)\] combobox "Location"')
+        save = ref_in(page, r'\[(\d+)\] button "Save"')
+        steps = (
+            f'type "Senior Software Engineer" into [{title}]\n'
+            f'select "New York" in [{location}]\n'
+            f"click [{save}]\n"
+            'expect "Senior Software Engineer"\n'
+            "done"
+        )
+        return Reply.calling("act", steps=steps)
+    edit = ref_in(page, r'row: \[\d+\] link "Alice Chen" .*?\[(\d+)\] link "Edit"')
+    return Reply.calling("act", steps=f"click [{edit}]")
+
+
+def test_the_llm_planner_does_the_demo_task_in_two_rounds_with_act(
+    browser: Browser, tmp_path: Path
+) -> None:
+    with OrbitApp.start() as app, FakeOpenAI([_capable_act] * 3, api_key="sk-test") as fake:
+        model = OpenAIChat(model="gpt-4.1-mini", base_url=fake.base_url, api_key="sk-test")
+        agent = Agent(browser, ModelPlanner(model), max_steps=6, out=tmp_path / "run")
+        result = agent.run(app.url, GOAL)
+        rows = app.query("SELECT job_title, location FROM contacts WHERE name = 'Alice Chen'")
+    assert result.stop_reason == "done", result.message
+    assert rows == SAVED
+    assert result.rounds == 2 and len(fake.requests) == 2
+    # Every request shows the same few tools, first, unchanged (a provider caches them).
+    shown_tools = [[t["function"]["name"] for t in r["tools"]] for r in fake.requests]
+    assert shown_tools[0] == shown_tools[1]
+    assert set(shown_tools[0]) == {"act", "observe", "find_element", "use_tool", "load_skill"}
+    assert fake.requests[0]["messages"][0] == fake.requests[1]["messages"][0]
