@@ -29,7 +29,7 @@ def test_the_shipped_skill_teaches_driving_a_browser() -> None:
     for words in (
         "observe",
         "find_element",
-        "batch",
+        "act",
         "no_op",
         "stale_id",
         "done",

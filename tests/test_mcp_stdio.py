@@ -149,6 +149,34 @@ def test_orbit_crm_task_end_to_end(mcp: McpClient) -> None:
     assert rows == [{"job_title": "Senior Software Engineer", "location": "New York"}]
 
 
+def test_orbit_crm_task_with_the_core_tools(mcp: McpClient) -> None:
+    with OrbitApp.start() as app:
+        contacts = _open(mcp, app.url)
+        alice = ref(contacts, 'link "Alice Chen"')
+        person = ok(mcp.call("browser_act", {"steps": f"click [{alice}]"}))
+        edit = ref(person, 'link "Edit"')
+        form = ok(mcp.call("browser_act", {"steps": f"click [{edit}]"}))
+        title, location = ref(form, 'textbox "Job title"'), ref(form, 'combobox "Location"')
+        save = ref(form, 'button "Save"')
+        steps = (
+            f'type "Senior Software Engineer" into [{title}]\n'
+            f'select "New York" in [{location}]\n'
+            f"click [{save}]\n"
+            'expect "Saved: Job title"'
+        )
+        saved = ok(mcp.call("browser_act", {"steps": steps}))
+        assert "Saved: Job title → Senior Software Engineer; Location → New York" in saved
+        # Every other tool, by name: its arguments first, then the call.
+        about = ok(mcp.call("browser_use_tool", {"name": "browser_tabs"}))
+        assert about.startswith("browser_tabs: List the open tabs")
+        tabs = ok(
+            mcp.call("browser_use_tool", {"name": "browser_tabs", "arguments": {"action": "list"}})
+        )
+        assert "/contacts/1?saved=job_title,location" in tabs
+        rows = app.query("SELECT job_title, location FROM contacts WHERE name = 'Alice Chen'")
+    assert rows == [{"job_title": "Senior Software Engineer", "location": "New York"}]
+
+
 def test_an_action_on_the_same_page_answers_with_what_changed(
     mcp: McpClient, server: StaticServer
 ) -> None:
