@@ -1,6 +1,9 @@
-"""Benchmark the model planners' requests, per step: the input tokens the ``llm`` planner sends
-with its latest-only context beside the same planner keeping the whole history, and the tokens
-of each Decisions request (screenshot included).
+"""Benchmark the model planners' requests: what every request carries besides the page (the
+system prompt and the tool schemas) with the default tool profile (``core``: ``act``, one
+step a line) beside ``full`` (a tool an action); what a whole task costs with each, on Orbit
+CRM and on a booking form; per step, the input tokens the ``llm`` planner sends with its
+latest-only context beside the same planner keeping the whole history; and the tokens of
+each Decisions request (screenshot included).
 
     PYTHONPATH=src .venv/bin/python benchmarks/planners.py     # against the fakes, anywhere
     PAGESIGHT_BENCH_MODEL=openai:gpt-4.1-mini OPENAI_API_KEY=… PERPLEXITY_API_KEY=… \\
@@ -27,6 +30,14 @@ messages, then the tools' schemas, which every request also carries), the provid
 count (the fake's is the request's bytes / 4), and the ratios; the target is ≤ 0.3x at
 step 10.
 
+**The tool surface.** The same task with the ``core`` profile, as a capable model batches it
+with ``act`` (Alice's Edit link; her form filled, saved, checked and the list loaded again in
+one call; Bob; the answer), beside ``full`` one action a round (the latest-only run above).
+Then a booking form (tests/pages/booking.html: a button opens it, five fields, a custom
+checkbox, Confirm) with ``core`` (open it; every field, Confirm, ``expect`` and ``done`` in
+one call) beside ``full`` (open it; a ``batch``; ``done``). Targets: fixed tokens ≤ 1,000; the
+Orbit task's input ≤ 0.35x full's; the form in ≤ 2 rounds.
+
 **The decisions planner** runs Orbit CRM's demo task (find Alice Chen, set her title and
 location, save) against :class:`~pagesight.testing.decisions.FakeDecisionsServer` answering as
 a capable model would (:mod:`pagesight.testing.decisions_demo`), or the real API when
@@ -49,11 +60,12 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from pagesight import Agent, Browser
+from pagesight.agent.profiles import Profile
 from pagesight.agent.state import RunResult
 from pagesight.demo import OrbitApp
 from pagesight.messages import Message, ModelReply, ToolSpec
@@ -66,6 +78,7 @@ from pagesight.testing import FakeOpenAI, Reply
 from pagesight.testing.decisions import FakeDecisionsServer, image_tokens, text_tokens
 from pagesight.testing.decisions_demo import ORBIT_GOAL, orbit_script
 from pagesight.tokens import count_tokens
+from serve import FIXTURES, serve
 
 STEPS = 10
 TARGET = 0.3
@@ -108,10 +121,12 @@ class Metered:
     model: Model
     sent: list[int] = field(default_factory=list)
     schemas: list[int] = field(default_factory=list)
+    system: list[int] = field(default_factory=list)
     reported: list[int | None] = field(default_factory=list)
 
     async def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> ModelReply:
         self.sent.append(sum(m.tokens for m in messages))
+        self.system.append(sum(m.tokens for m in messages if m.role == "system"))
         self.schemas.append(count_tokens(json.dumps([t.to_dict() for t in tools])))
         reply = await self.model.complete(messages, tools)
         self.reported.append(reply.usage.input_tokens if reply.usage is not None else None)
@@ -167,14 +182,118 @@ def capable_script() -> list[Callable[[dict[str, Any]], Reply]]:
     ]
 
 
+def _act(*lines: Callable[[dict[str, Any]], str]) -> Callable[[dict[str, Any]], Reply]:
+    """One ``act`` call whose lines are written from the request (each reading its ids)."""
+    return lambda body: Reply.calling("act", steps="\n".join(line(body) for line in lines))
+
+
+def _line(template: str, role: str, name: str) -> Callable[[dict[str, Any]], str]:
+    return lambda body: template.format(seen_ref(body, role, name))
+
+
+def _answer_act(body: dict[str, Any]) -> Reply:
+    found = re.search(r"\n\s*Job title\n\s*(.+)", _contents(body)[0])
+    answer = found.group(1).strip() if found else ""
+    return Reply.calling("act", steps=f"done {json.dumps(answer)}")
+
+
+def _alice_edit(body: dict[str, Any]) -> str:
+    page = _contents(body)[0]
+    found = re.search(r'row: \[\d+\] link "Alice Chen" .*?\[(\d+)\] link "Edit"', page)
+    if found is None:
+        raise LookupError("the model was not shown Alice Chen's row")
+    return f"click [{found.group(1)}]"
+
+
+def capable_act_script() -> list[Callable[[dict[str, Any]], Reply]]:
+    """The same task with ``act`` (the core profile), as a capable model batches it: Alice's
+    Edit link from the list; her form filled, saved, checked and the list loaded again in
+    one call; Bob; the answer."""
+    return [
+        _act(_alice_edit),
+        _act(
+            _line('type "Senior Software Engineer" into [{}]', "textbox", "Job title"),
+            _line('select "New York" in [{}]', "combobox", "Location"),
+            _line("click [{}]", "button", "Save"),
+            lambda body: 'expect "Senior Software Engineer"',
+            lambda body: "go to /",
+        ),
+        _act(_line("click [{}]", "link", "Bob Martin")),
+        _answer_act,
+    ]
+
+
+FORM_GOAL = (
+    "Book a table for Ada Lovelace (ada@example.com) on 2027-01-15 for 4 people, note "
+    '"Window seat", agreeing to the terms'
+)
+FORM_WANT = {
+    "name": "Ada Lovelace",
+    "email": "ada@example.com",
+    "date": "2027-01-15",
+    "party": "4",
+    "notes": "Window seat",
+    "agreed": True,
+}
+
+
+def _form_fields() -> tuple[Callable[[dict[str, Any]], str], ...]:
+    return (
+        _line('type "Ada Lovelace" into [{}]', "textbox", "Full name"),
+        _line('type "ada@example.com" into [{}]', "textbox", "Email address"),
+        _line('type "2027-01-15" into [{}]', "date", "Date"),
+        _line('select "4 people" in [{}]', "combobox", "Party size"),
+        _line('type "Window seat" into [{}]', "textbox", "Notes"),
+        _line("click [{}]", "checkbox", "I agree to the terms"),
+        _line("click [{}]", "button", "Confirm"),
+    )
+
+
+def form_act_script() -> list[Callable[[dict[str, Any]], Reply]]:
+    """The booking form with ``act``: open it; then everything, the check and done."""
+    return [
+        _act(_line("click [{}]", "button", "Book a table")),
+        _act(*_form_fields(), lambda body: 'expect "Booking confirmed"', lambda body: "done"),
+    ]
+
+
+def form_tools_script() -> list[Callable[[dict[str, Any]], Reply]]:
+    """The booking form with one tool a call (the full profile), batched as that allows:
+    open it; every field and Confirm in one ``batch``; then ``done``."""
+
+    def batch(body: dict[str, Any]) -> Reply:
+        def ref(role: str, name: str) -> int:
+            return seen_ref(body, role, name)
+
+        fields = [
+            ("input", "textbox", "Full name", {"text": "Ada Lovelace"}),
+            ("input", "textbox", "Email address", {"text": "ada@example.com"}),
+            ("input", "date", "Date", {"text": "2027-01-15"}),
+            ("select", "combobox", "Party size", {"values": ["4 people"]}),
+            ("input", "textbox", "Notes", {"text": "Window seat"}),
+            ("click", "checkbox", "I agree to the terms", {}),
+            ("click", "button", "Confirm", {}),
+        ]
+        actions = [
+            {"tool": tool, "arguments": {"ref": ref(role, name), **extra}}
+            for tool, role, name, extra in fields
+        ]
+        return Reply.calling("batch", actions=actions)
+
+    return [_call("click", "button", "Book a table"), batch, lambda body: Reply.calling("done")]
+
+
 @contextmanager
-def chat_model(live: str | None) -> Iterator[Model]:
+def chat_model(
+    live: str | None, script: Callable[[], list[Callable[[dict[str, Any]], Reply]]]
+) -> Iterator[Model]:
     """The model one side runs with: ``live`` (``PROVIDER:MODEL``) as the environment
-    configures it, else the openai SDK against a fresh FakeOpenAI on 127.0.0.1."""
+    configures it, else the openai SDK against a fresh FakeOpenAI on 127.0.0.1 answering
+    as ``script`` says."""
     if live:
         yield open_model(live)
         return
-    with FakeOpenAI(capable_script(), api_key=FAKE_KEY) as fake:
+    with FakeOpenAI(script(), api_key=FAKE_KEY) as fake:
         yield open_model(FAKE_MODEL, base_url=fake.base_url, api_key=FAKE_KEY)
 
 
@@ -186,26 +305,83 @@ class Side:
     name: str
     sent: list[int]
     schemas: list[int]
+    system: list[int]
     reported: list[int | None]
     result: RunResult
     saved: bool
 
+    @property
+    def fixed(self) -> int:
+        """What every request carried besides the page and the history: the system prompt
+        and the tool schemas (the first request's)."""
+        return self.system[0] + self.schemas[0] if self.sent else 0
+
+    @property
+    def total(self) -> int:
+        """Every request's input over the task: the messages and the schemas."""
+        return sum(self.sent) + sum(self.schemas)
+
 
 def run_side(
-    name: str, make_planner: Callable[[Model], ModelPlanner], live: str | None, browser: Browser
+    name: str,
+    make_planner: Callable[[Model], ModelPlanner],
+    live: str | None,
+    browser: Browser,
+    *,
+    profile: Profile = "full",
+    script: Callable[[], list[Callable[[dict[str, Any]], Reply]]] = capable_script,
 ) -> Side:
-    with chat_model(live) as model, OrbitApp.start() as app, tempfile.TemporaryDirectory() as out:
+    """The Orbit task (Alice's new title and city, then Bob's title) with the ``profile``'s
+    tools."""
+    with (
+        chat_model(live, script) as model,
+        OrbitApp.start() as app,
+        tempfile.TemporaryDirectory() as out,
+    ):
         metered = Metered(model)
-        agent = Agent(browser, make_planner(metered), out=Path(out), max_steps=STEPS)
+        agent = Agent(
+            browser, make_planner(metered), out=Path(out), max_steps=STEPS, tool_profile=profile
+        )
         result = agent.run(app.url, goal=LLM_GOAL)
         if agent.page is not None:
             agent.page.close()
         rows = app.query("SELECT job_title, location FROM contacts WHERE name = 'Alice Chen'")
     saved = rows == [{"job_title": "Senior Software Engineer", "location": "New York"}]
+    return _side(name, metered, result, saved)
+
+
+def run_form(
+    name: str,
+    live: str | None,
+    browser: Browser,
+    *,
+    profile: Profile,
+    script: Callable[[], list[Callable[[dict[str, Any]], Reply]]],
+) -> Side:
+    """The booking form (tests/pages/booking.html over HTTP on 127.0.0.1) with the
+    ``profile``'s tools; saved when the page's own record of the booking is the one asked."""
+    with (
+        chat_model(live, script) as model,
+        serve(FIXTURES) as base,
+        tempfile.TemporaryDirectory() as out,
+    ):
+        metered = Metered(model)
+        agent = Agent(
+            browser, ModelPlanner(metered), out=Path(out), max_steps=6, tool_profile=profile
+        )
+        result = agent.run(f"{base}/booking.html", goal=FORM_GOAL)
+        booked = agent.page.playwright.evaluate("window.booking") if agent.page else None
+        if agent.page is not None:
+            agent.page.close()
+    return _side(name, metered, result, booked == FORM_WANT)
+
+
+def _side(name: str, metered: Metered, result: RunResult, saved: bool) -> Side:
     return Side(
         name=name,
         sent=metered.sent,
         schemas=metered.schemas,
+        system=metered.system,
         reported=metered.reported,
         result=result,
         saved=saved,
@@ -362,16 +538,76 @@ def report(latest: Side, whole: Side, decisions: DecisionsRun, *, model: str) ->
     )
 
 
+FIXED_TARGET = 1_000
+TASK_TARGET = 0.35
+FORM_ROUNDS_TARGET = 2
+
+
+def _verdict(ok: bool) -> str:
+    return "met" if ok else "MISSED"
+
+
+def _reported(side: Side) -> str:
+    usage = side.result.usage
+    return f"{usage.input_tokens:,}" if usage is not None else "-"
+
+
+def report_surface(core: Side, full: Side, form_core: Side, form_full: Side) -> None:
+    """What each request carries besides the page and the history, and what a whole task
+    costs, with the core profile (act) beside the full one (a tool an action)."""
+    print("what every request carries besides the page and the history (system + tool schemas):")
+    for side in (core, full):
+        print(f"  {side.name:<28} {side.fixed:>6,} tokens")
+    met = _verdict(core.fixed <= FIXED_TARGET)
+    print(f"  core: {core.fixed:,} (target ≤ {FIXED_TARGET:,}: {met}); full / core "
+          f"{full.fixed / core.fixed:.1f}x")  # fmt: skip
+    print()
+    for title, sides in (
+        ("the Orbit task", (core, full)),
+        ("the booking form", (form_core, form_full)),
+    ):
+        print(f"{title}: rounds, input tokens over the task (pagesight's count / the provider's)")
+        for side in sides:
+            answer = side.result.answer
+            print(
+                f"  {side.name:<28} {len(side.sent):>2} rounds  {side.total:>7,} / "
+                f"{_reported(side):>7}  stop {side.result.stop_reason}, saved {side.saved}"
+                + (f", answer {answer!r}" if answer else "")
+            )
+    ratio = core.total / full.total
+    print()
+    print(f"the Orbit task with core: {ratio:.2f}x the input of full, one action a round "
+          f"(target ≤ {TASK_TARGET}x: {_verdict(ratio <= TASK_TARGET)})")  # fmt: skip
+    rounds = len(form_core.sent)
+    print(f"the booking form with core: {rounds} rounds (target ≤ {FORM_ROUNDS_TARGET}: "
+          f"{_verdict(rounds <= FORM_ROUNDS_TARGET and form_core.saved)})")  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.parse_args(argv)
     live_model = os.environ.get(MODEL_ENV) or None
     live_decisions = bool(os.environ.get(DECISIONS_KEY_ENV))
     with Browser.launch() as browser:
+        core = run_side(
+            "core (act)", ModelPlanner, live_model, browser, profile="core",
+            script=capable_act_script,
+        )  # fmt: skip
         latest = run_side("latest-only", ModelPlanner, live_model, browser)
         whole = run_side("whole history", WholeHistoryPlanner, live_model, browser)
+        form_core = run_form(
+            "core (act)", live_model, browser, profile="core", script=form_act_script
+        )
+        form_full = run_form(
+            "full (a tool an action)", live_model, browser, profile="full",
+            script=form_tools_script,
+        )  # fmt: skip
         decisions = run_decisions(live_decisions, browser)
     where = f"{live_model}, live" if live_model else f"FakeOpenAI on 127.0.0.1 as {FAKE_MODEL}"
+    full = replace(latest, name="full (a tool an action)")
+    report_surface(core, full, form_core, form_full)
+    print()
+    print("the full profile's context, latest page only beside the whole history:")
     report(latest, whole, decisions, model=where)
     print()
     fakes = [

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 from pagesight.agent.idsteps import CheckLine, DoneLine, ToolLine, parse_steps
 from pagesight.agent.results import masked
@@ -47,8 +48,16 @@ async def act(session: Session, *, steps: str) -> ToolResult:
         return ran
 
     for line in lines:
-        if isinstance(line, ToolLine):
+        if isinstance(line, ToolLine) and not _relative(line):
             pending.append(line)
+            continue
+        if isinstance(line, ToolLine):  # go to a path: read against the page it runs on
+            if pending:
+                result = await run_pending()
+                if result.is_error:
+                    return _finish(result, texts, record, session)
+            url = urljoin(session.page.url, line.arguments["url"])
+            pending.append(replace(line, arguments={"url": url}))
             continue
         if pending:
             result = await run_pending()
@@ -72,6 +81,13 @@ async def act(session: Session, *, steps: str) -> ToolResult:
     if pending:
         result = await run_pending()
     return _finish(result, texts, record, session)
+
+
+def _relative(line: ToolLine) -> bool:
+    """A ``go to`` whose URL is a path (``/contacts``): which page it is on is known only
+    once the lines before it ran."""
+    url = line.arguments.get("url") if line.tool == "navigate" else None
+    return isinstance(url, str) and not urlsplit(url).scheme
 
 
 def _finish(
