@@ -218,3 +218,26 @@ def test_the_llm_planner_does_the_demo_task_in_two_rounds_with_act(
     assert shown_tools[0] == shown_tools[1]
     assert set(shown_tools[0]) == {"act", "observe", "find_element", "use_tool", "load_skill"}
     assert fake.requests[0]["messages"][0] == fake.requests[1]["messages"][0]
+
+
+def test_go_to_a_path_is_read_against_the_page_it_runs_on(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    def there(s: State) -> Action:
+        steps = f"click [{ref(s, 'Save', 'button')}]\ngo to agent-done.html\ngo back"
+        return Action(tool="act", arguments={"steps": steps})
+
+    result, _ = _run(
+        browser, ScriptedPlanner([there, Done()]), server.url("agent-contact.html"), tmp_path
+    )
+    (call,) = result.steps[0].calls
+    went = [line for line in call.value["lines"] if line["tool"] == "navigate"]
+    assert went == [
+        {
+            "tool": "navigate",
+            "arguments": {"url": server.url("agent-done.html")},
+            "status": "done",
+        }
+    ]
+    assert [line["status"] for line in call.value["lines"]] == ["done"] * 3
+    assert result.final_url == server.url("agent-contact.html")  # and back again

@@ -207,3 +207,36 @@ def test_a_key_or_secret_the_server_quotes_back_is_never_printed_or_written(
     written = [p.read_text(errors="replace") for p in out.rglob("*") if p.is_file()]
     for text in [done.stdout, done.stderr, *written]:
         assert key not in text and secret not in text
+
+
+def test_tools_full_shows_the_model_every_tool_one_for_one(
+    cli: Callable[..., Done], tmp_path: Path
+) -> None:
+    with OrbitApp.start() as app, FakeOpenAI([capable] * 4, api_key="sk-cli") as fake:
+        done = cli(
+            app.url,
+            "--goal",
+            GOAL,
+            "--model",
+            "openai:gpt-4.1-mini",
+            "--tools",
+            "full",
+            "--out",
+            str(tmp_path / "run"),
+            env={"OPENAI_API_KEY": "sk-cli", "OPENAI_BASE_URL": fake.base_url},
+        )
+    assert done.returncode == 0, done.stdout + done.stderr
+    shown = {t["function"]["name"] for t in fake.requests[0]["tools"]}
+    assert {"click", "input", "select", "batch", "done", "tabs", "click_xy"} <= shown
+    assert not shown & {"act", "use_tool"}
+
+
+def test_an_unknown_tool_profile_is_one_line_and_exit_2(
+    cli: Callable[..., Done], tmp_path: Path
+) -> None:
+    done = cli("http://127.0.0.1:9/", "--goal", GOAL, "--tools", "everything", env={})
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "pagesight: argument --tools: invalid choice: 'everything' (choose from 'core', "
+        "'vision', 'full') (see pagesight run --help)"
+    ]
