@@ -265,7 +265,7 @@ def form_tools_script() -> list[Callable[[dict[str, Any]], Reply]]:
         def ref(role: str, name: str) -> int:
             return seen_ref(body, role, name)
 
-        fields = [
+        fields: list[tuple[str, str, str, dict[str, Any]]] = [
             ("input", "textbox", "Full name", {"text": "Ada Lovelace"}),
             ("input", "textbox", "Email address", {"text": "ada@example.com"}),
             ("input", "date", "Date", {"text": "2027-01-15"}),
