@@ -21,6 +21,7 @@ from pagesight.models.base import (
     malformed,
     one_line,
     parse_arguments,
+    token_count,
     translate,
 )
 from pagesight.models.retry import with_retries
@@ -130,11 +131,18 @@ class AnthropicMessages:
         reported = getattr(reply, "usage", None)
         usage = None
         if reported is not None:
+            # The API counts the input in three parts, none holding another: read afresh
+            # (input_tokens), read from the cache, written to it. Usage counts all of it.
+            fresh = token_count(reported, "input_tokens")
+            cached = token_count(reported, "cache_read_input_tokens")
+            written = token_count(reported, "cache_creation_input_tokens")
             usage = prices.usage(
                 "anthropic",
                 self.model,
-                int(getattr(reported, "input_tokens", 0) or 0),
-                int(getattr(reported, "output_tokens", 0) or 0),
+                fresh + cached + written,
+                token_count(reported, "output_tokens"),
+                cached=cached,
+                written=written,
             )
         return ModelReply(tool_calls=tuple(calls), text="\n".join(texts) or None, usage=usage)
 
