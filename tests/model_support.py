@@ -7,10 +7,33 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from pagesight.models import price_of
 from pagesight.testing import Reply
+from pagesight.testing.server import ScriptedServer
 
 GOAL = "Make Alice Chen a Senior Software Engineer in New York, and save it"
 SAVED = [{"job_title": "Senior Software Engineer", "location": "New York"}]
+
+
+def model_tokens(fake: ScriptedServer) -> dict[str, int]:
+    """What summary.json's ``model_tokens`` says of the replies ``fake`` sent, summed."""
+    return {
+        "input": sum(i for i, _ in fake.usages),
+        "cached_input": sum(r for r, _ in fake.cached),
+        "cache_write": sum(w for _, w in fake.cached),
+        "output": sum(o for _, o in fake.usages),
+    }
+
+
+def cost(fake: ScriptedServer, name: str) -> float:
+    """What the replies ``fake`` sent cost at the price of ``name`` (``provider:model``),
+    each reply's cached input and cache writes at their own rates."""
+    price = price_of(*name.split(":", 1))
+    assert price is not None, name
+    return sum(
+        price.cost(i, o, cached=r, written=w)
+        for (i, o), (r, w) in zip(fake.usages, fake.cached, strict=True)
+    )
 
 
 def texts(value: Any) -> list[str]:

@@ -14,11 +14,10 @@ from pathlib import Path
 import pytest
 
 from cli_support import Done, run_cli
-from model_support import GOAL, SAVED, capable
+from model_support import GOAL, SAVED, capable, cost, model_tokens
 from pagesight import Browser
 from pagesight.cli import main
 from pagesight.demo import OrbitApp
-from pagesight.models import price_of
 from pagesight.testing import Failure, FakeOpenAI
 
 
@@ -57,13 +56,15 @@ def test_a_goal_run_through_the_cli_saves_the_task_and_sums_usage(
     assert "done: the planner said the goal is reached" in lines
     assert "answer: Alice Chen is a Senior Software Engineer in New York" in lines
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
-    inputs, outputs = sum(i for i, _ in fake.usages), sum(o for _, o in fake.usages)
+    tokens = model_tokens(fake)
     assert len(fake.usages) == 3
-    assert summary["model_tokens"] == {"input": inputs, "output": outputs}
-    price = price_of("openai", "gpt-4.1-mini")
-    assert price is not None
-    assert summary["cost"] == pytest.approx(price.cost(inputs, outputs))
-    assert f"model {inputs} in / {outputs} out, ${summary['cost']:.4f}" in done.stdout
+    assert summary["model_tokens"] == tokens
+    assert summary["cost"] == pytest.approx(cost(fake, "openai:gpt-4.1-mini"))
+    # The rounds after the first read the prompt's unchanged start from the cache.
+    assert tokens["cached_input"] > 0
+    inputs, cached, outputs = tokens["input"], tokens["cached_input"], tokens["output"]
+    said = f"model {inputs} in ({cached} cached) / {outputs} out, ${summary['cost']:.4f}"
+    assert said in done.stdout
     # The run's records hold each decision's usage as the provider reported it.
     records = [json.loads(x) for x in (out / "run.jsonl").read_text().splitlines()]
     assert [r["decision"]["usage"]["input_tokens"] for r in records] == [i for i, _ in fake.usages]

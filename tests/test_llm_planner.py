@@ -12,10 +12,9 @@ from typing import Any
 
 import pytest
 
-from model_support import GOAL, SAVED, capable
+from model_support import GOAL, SAVED, capable, cost, model_tokens
 from pagesight import Agent, Browser
 from pagesight.demo import OrbitApp
-from pagesight.models import price_of
 from pagesight.models.anthropic_messages import AnthropicMessages
 from pagesight.models.openai_chat import OpenAIChat
 from pagesight.planners.llm.planner import ModelPlanner
@@ -26,12 +25,6 @@ from pagesight.testing.script import Script
 def _summary(folder: Path) -> dict[str, Any]:
     summary: dict[str, Any] = json.loads((folder / "summary.json").read_text(encoding="utf-8"))
     return summary
-
-
-def _expected_cost(provider: str, model: str, usages: list[tuple[int, int]]) -> float:
-    price = price_of(provider, model)
-    assert price is not None
-    return sum(price.cost(i, o) for i, o in usages)
 
 
 def test_openai_the_demo_task_past_a_rate_limit_and_bad_arguments(
@@ -87,11 +80,8 @@ def test_openai_the_demo_task_past_a_rate_limit_and_bad_arguments(
     assert [m["role"] for m in last[-4:]] == ["assistant", "tool", "tool", "tool"]
     assert [c["function"]["name"] for c in last[-4]["tool_calls"]] == ["input", "select", "click"]
     summary = _summary(result.folder)
-    assert summary["model_tokens"] == {
-        "input": sum(i for i, _ in fake.usages),
-        "output": sum(o for _, o in fake.usages),
-    }
-    assert summary["cost"] == pytest.approx(_expected_cost("openai", "gpt-4.1-mini", fake.usages))
+    assert summary["model_tokens"] == model_tokens(fake)
+    assert summary["cost"] == pytest.approx(cost(fake, "openai:gpt-4.1-mini"))
 
 
 def test_anthropic_the_demo_task_past_a_server_error(browser: Browser, tmp_path: Path) -> None:
@@ -110,7 +100,7 @@ def test_anthropic_the_demo_task_past_a_server_error(browser: Browser, tmp_path:
     assert rows == SAVED
     first = fake.requests[0]
     assert first["model"] == "claude-haiku-4-5" and first["max_tokens"] == 4096
-    assert "drive a web browser" in first["system"]
+    assert "drive a web browser" in first["system"][0]["text"]
     assert {t["name"] for t in first["tools"]} >= {"click", "input", "select", "done"}
     click = next(t for t in first["tools"] if t["name"] == "click")
     assert click["input_schema"]["properties"]["ref"]["type"] == "integer"
@@ -132,10 +122,5 @@ def test_anthropic_the_demo_task_past_a_server_error(browser: Browser, tmp_path:
     batch_turn = fake.requests[-1]["messages"][-1]["content"]
     assert [b["type"] for b in batch_turn] == ["tool_result"] * 3
     summary = _summary(result.folder)
-    assert summary["model_tokens"] == {
-        "input": sum(i for i, _ in fake.usages),
-        "output": sum(o for _, o in fake.usages),
-    }
-    assert summary["cost"] == pytest.approx(
-        _expected_cost("anthropic", "claude-haiku-4-5", fake.usages)
-    )
+    assert summary["model_tokens"] == model_tokens(fake)
+    assert summary["cost"] == pytest.approx(cost(fake, "anthropic:claude-haiku-4-5"))

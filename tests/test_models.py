@@ -124,7 +124,13 @@ def test_anthropic_request_maps_tool_calls_results_and_images() -> None:
     reply = _reply(outcome)
     assert reply.text == "thinking" and [c.name for c in reply.tool_calls] == ["done"]
     (body,) = fake.requests
-    assert body["system"] == "You drive a browser." and body["max_tokens"] == 4096
+    assert body["max_tokens"] == 4096
+    # The system prompt, a block ending at a prompt-cache breakpoint, as the last tool is.
+    assert body["system"] == [
+        {"type": "text", "text": "You drive a browser.", "cache_control": {"type": "ephemeral"}}
+    ]
+    assert body["tools"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert not any("cache_control" in tool for tool in body["tools"][:-1])
     _, assistant, results = body["messages"]
     assert assistant == {
         "role": "assistant",

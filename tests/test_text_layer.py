@@ -241,7 +241,12 @@ def test_the_record_of_a_text_answer_says_layer_text(server: StaticServer, tmp_p
     assert summary["layer"] == "text" and summary["layers_tried"] == ["text"]
     assert summary["stop_reason"] == "done" and summary["reached"] is True
     assert summary["answer"] == "30 days from delivery"
-    assert summary["model_tokens"] == {"input": 900, "output": 20}
+    assert summary["model_tokens"] == {
+        "input": 900,
+        "cached_input": 0,
+        "cache_write": 0,
+        "output": 20,
+    }
     assert summary["final_url"] == url
     (line,) = (out / "run.jsonl").read_text(encoding="utf-8").splitlines()
     step = json.loads(line)
@@ -467,7 +472,12 @@ def test_a_declined_text_layer_handed_to_the_agent_is_counted_in_its_run(
     assert result.usage == Usage(input_tokens=1900, output_tokens=50)
     assert (result.layer, result.layers_tried) == ("dom", ("text", "dom"))
     summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
-    assert summary["model_tokens"] == {"input": 1900, "output": 50}
+    assert summary["model_tokens"] == {
+        "input": 1900,
+        "cached_input": 0,
+        "cache_write": 0,
+        "output": 50,
+    }
     assert summary["layers_tried"] == ["text", "dom"]
 
     answered = _reader("within 30 days", "30 days")

@@ -99,11 +99,25 @@ class ToolSpec:
 @dataclass(frozen=True, kw_only=True)
 class Usage:
     """What a model call cost, as its provider reported it; ``cost`` in US dollars when the
-    price is known, else ``None``."""
+    price is known, else ``None``.
+
+    ``input_tokens`` counts every input token of the call, cached or not: OpenAI's
+    ``prompt_tokens`` (which holds its ``cached_tokens``), Anthropic's ``input_tokens`` +
+    ``cache_read_input_tokens`` + ``cache_creation_input_tokens`` (which its API reports
+    apart). ``cached_input_tokens`` and ``cache_write_tokens`` are parts of it: those read
+    from the provider's prompt cache (billed at the cached rate) and those written to it
+    (Anthropic's cache writes, billed at the write rate). The rest of the input was read
+    afresh, at the input rate."""
 
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float | None = None
+    cached_input_tokens: int = 0
+    """Of ``input_tokens``, those read from the prompt cache (OpenAI's
+    ``prompt_tokens_details.cached_tokens``, Anthropic's ``cache_read_input_tokens``)."""
+    cache_write_tokens: int = 0
+    """Of ``input_tokens``, those written to the prompt cache (Anthropic's
+    ``cache_creation_input_tokens``; an OpenAI-compatible server's ``cache_write_tokens``)."""
 
     def __add__(self, other: Usage) -> Usage:
         cost = None if self.cost is None or other.cost is None else self.cost + other.cost
@@ -111,11 +125,15 @@ class Usage:
             input_tokens=self.input_tokens + other.input_tokens,
             output_tokens=self.output_tokens + other.output_tokens,
             cost=cost,
+            cached_input_tokens=self.cached_input_tokens + other.cached_input_tokens,
+            cache_write_tokens=self.cache_write_tokens + other.cache_write_tokens,
         )
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "input_tokens": self.input_tokens,
+            "cached_input_tokens": self.cached_input_tokens,
+            "cache_write_tokens": self.cache_write_tokens,
             "output_tokens": self.output_tokens,
             "cost": self.cost,
         }

@@ -193,12 +193,23 @@ class RunResult:
             "rounds": self.rounds,
             "final_url": self.final_url,
             "tokens": self.tokens,
-            "model_tokens": (
-                {"input": usage.input_tokens, "output": usage.output_tokens} if usage else None
-            ),
+            "model_tokens": _model_tokens(usage),
             "cost": usage.cost if usage is not None else None,
             "seconds": round(self.seconds, 3),
         }
+
+
+def _model_tokens(usage: Usage | None) -> dict[str, int] | None:
+    """A model's tokens in ``summary.json``: ``input`` all of them, ``cached_input`` and
+    ``cache_write`` the parts of it read from and written to the prompt cache."""
+    if usage is None:
+        return None
+    return {
+        "input": usage.input_tokens,
+        "cached_input": usage.cached_input_tokens,
+        "cache_write": usage.cache_write_tokens,
+        "output": usage.output_tokens,
+    }
 
 
 @dataclass(frozen=True, kw_only=True)

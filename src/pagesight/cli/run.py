@@ -437,7 +437,8 @@ def _print_result(
     model = ""
     if usage is not None:
         cost = f", ${usage.cost:.4f}" if usage.cost is not None else ""
-        model = f", model {usage.input_tokens} in / {usage.output_tokens} out{cost}"
+        cached = f" ({usage.cached_input_tokens} cached)" if usage.cached_input_tokens else ""
+        model = f", model {usage.input_tokens} in{cached} / {usage.output_tokens} out{cost}"
     layers = " → ".join(result.layers_tried or (result.layer,))
     console.print(
         f"{result.rounds} rounds, {result.tokens} tokens of pages read"

@@ -5,6 +5,15 @@ answered by a ``tool_result`` block (with any screenshot as a base64 image block
 in the next user turn; tools are sent with the registry's schemas as ``input_schema``.
 Consecutive user content (tool results, then the page) is joined into one turn, as the API
 alternates user and assistant.
+
+Prompt caching: the API reads a request as tools, system prompt, messages, and caches it up
+to a block marked ``cache_control``. The tools and the system prompt are the same every
+round of a run (the planner builds the system prompt once, the registry lists its tools in
+one order), so the last tool and the system prompt are marked: the first round writes that
+prefix to the cache (``cache_creation_input_tokens``, billed at 1.25x the input rate) and
+the rounds after it, within the cache's five minutes, read it back
+(``cache_read_input_tokens``, at 0.1x). A prefix shorter than the model's minimum (1,024 to
+4,096 tokens) is not cached, and nothing is charged for trying.
 """
 
 from __future__ import annotations
@@ -21,12 +30,18 @@ from pagesight.models.base import (
     malformed,
     one_line,
     parse_arguments,
+    token_count,
     translate,
 )
 from pagesight.models.retry import with_retries
 
 if TYPE_CHECKING:
     import anthropic
+
+_CACHED = {"type": "ephemeral"}
+"""A prompt-cache breakpoint (``cache_control``) of the default, 5-minute kind: the request
+up to and including the block it marks is cached, and read back by a later request that
+starts the same way."""
 
 
 class AnthropicMessages:
@@ -79,13 +94,17 @@ class AnthropicMessages:
             "max_tokens": self.max_tokens,
             "messages": anthropic_messages(messages),
         }
+        # The API reads tools, then the system prompt, then the messages: the first two are
+        # the same every round of a run, so each ends at a cache breakpoint, and the rounds
+        # after the first read that prefix from the prompt cache (see the module's notes).
         if system:
-            request["system"] = system
+            request["system"] = [{"type": "text", "text": system, "cache_control": _CACHED}]
         if tools:
             request["tools"] = [
                 {"name": t.name, "description": t.description, "input_schema": t.input_schema}
                 for t in tools
             ]
+            request["tools"][-1]["cache_control"] = _CACHED
         if self.temperature is not None:
             request["temperature"] = self.temperature
         reply = await with_retries(lambda: self._call(request), retries=self.retries)
@@ -130,11 +149,18 @@ class AnthropicMessages:
         reported = getattr(reply, "usage", None)
         usage = None
         if reported is not None:
+            # The API counts the input in three parts, none holding another: read afresh
+            # (input_tokens), read from the cache, written to it. Usage counts all of it.
+            fresh = token_count(reported, "input_tokens")
+            cached = token_count(reported, "cache_read_input_tokens")
+            written = token_count(reported, "cache_creation_input_tokens")
             usage = prices.usage(
                 "anthropic",
                 self.model,
-                int(getattr(reported, "input_tokens", 0) or 0),
-                int(getattr(reported, "output_tokens", 0) or 0),
+                fresh + cached + written,
+                token_count(reported, "output_tokens"),
+                cached=cached,
+                written=written,
             )
         return ModelReply(tool_calls=tuple(calls), text="\n".join(texts) or None, usage=usage)
 

@@ -5,6 +5,7 @@ the same template: APIStatusError, APIConnectionError, APITimeoutError, …)."""
 from __future__ import annotations
 
 import json
+import math
 import re
 from types import ModuleType
 from typing import Any
@@ -121,3 +122,12 @@ def parse_arguments(raw: object) -> dict[str, Any]:
         if isinstance(value, dict):
             return value
     return {"_unparsed": raw}
+
+
+def token_count(reported: object, name: str) -> int:
+    """The token count ``name`` of a reply's usage (or of a part of it), as an int; 0 when
+    the server left it out or sent something that is no count."""
+    value = getattr(reported, name, None)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return 0
+    return max(int(value), 0)

@@ -56,6 +56,7 @@ from pagesight.models.base import (
     malformed,
     one_line,
     parse_arguments,
+    token_count,
     translate,
 )
 from pagesight.models.retry import with_retries
@@ -219,11 +220,17 @@ class OpenAIChat:
         reported = getattr(completion, "usage", None)
         usage = None
         if reported is not None:
+            # prompt_tokens holds every input token; prompt_tokens_details says how many of
+            # them came from the prompt cache (OpenAI caches a prompt's prefix by itself)
+            # and, on servers that charge for it (OpenRouter), how many were written to it.
+            details = getattr(reported, "prompt_tokens_details", None)
             usage = prices.usage(
                 self.provider,
                 self.model,
-                int(getattr(reported, "prompt_tokens", 0) or 0),
-                int(getattr(reported, "completion_tokens", 0) or 0),
+                token_count(reported, "prompt_tokens"),
+                token_count(reported, "completion_tokens"),
+                cached=token_count(details, "cached_tokens"),
+                written=token_count(details, "cache_write_tokens"),
             )
         return ModelReply(
             tool_calls=calls, text=text if isinstance(text, str) else None, usage=usage

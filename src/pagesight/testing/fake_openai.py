@@ -6,6 +6,13 @@ every OpenAI-compatible server speaks: point the ``openai`` SDK (or pagesight's
         model = OpenAIChat(model="gpt-4.1-mini", base_url=fake.base_url, api_key="sk-test")
         ...
         fake.requests[0]["tools"]      # what the client sent
+
+Its prompt cache works as OpenAI's does, by itself: a request's prompt (its model, tools
+and response format, then its messages, as compact JSON, a token a 4 characters) that
+starts the way an earlier one's did reads that shared prefix from the cache — once it is
+1,024 tokens or more, in whole blocks of 128 — and reports it as
+``usage.prompt_tokens_details.cached_tokens``, a part of ``prompt_tokens``. Nothing is
+charged for writing. Every request answered is remembered, for as long as the fake runs.
 """
 
 from __future__ import annotations
@@ -21,6 +28,10 @@ from pagesight.testing.script import Reply
 from pagesight.testing.server import ScriptedServer
 
 _ids = itertools.count(1)
+CACHE_MINIMUM = 1024
+"""The shortest prefix, in tokens, OpenAI's prompt cache reads."""
+CACHE_BLOCK = 128
+"""What a cache hit is counted in: whole blocks of this many tokens."""
 _ERROR_TYPES = {
     400: "invalid_request_error",
     401: "invalid_request_error",
@@ -41,7 +52,17 @@ class FakeOpenAI(ScriptedServer):
     def authorised(self, request: Request) -> bool:
         return request.headers.get("authorization") == f"Bearer {self.api_key}"
 
-    def render(self, reply: Reply, body: dict[str, Any], usage: tuple[int, int]) -> Any:
+    def prompt_cache(self, body: dict[str, Any], input_tokens: int) -> tuple[int, int]:
+        prompt = _prompt(body)
+        shared = max((_shared(prompt, seen) for seen in self.prompts), default=0)
+        self.prompts.append(prompt)
+        tokens = shared // 4
+        cached = tokens // CACHE_BLOCK * CACHE_BLOCK if tokens >= CACHE_MINIMUM else 0
+        return min(cached, input_tokens), 0
+
+    def render(
+        self, reply: Reply, body: dict[str, Any], usage: tuple[int, int], cache: tuple[int, int]
+    ) -> Any:
         calls = [
             {
                 "id": f"call_{next(_ids)}",
@@ -72,9 +93,32 @@ class FakeOpenAI(ScriptedServer):
                 "prompt_tokens": usage[0],
                 "completion_tokens": usage[1],
                 "total_tokens": usage[0] + usage[1],
+                "prompt_tokens_details": {"cached_tokens": cache[0], "audio_tokens": 0},
             },
         }
 
     def error_body(self, status: int, message: str) -> Any:
         kind = _ERROR_TYPES.get(status, "server_error")
         return {"error": {"message": message, "type": kind, "param": None, "code": None}}
+
+
+def _shared(a: str, b: str) -> int:
+    """How many characters ``a`` and ``b`` start with alike."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:  # a binary search: comparing slices is fast, a loop of characters not
+        middle = (low + high + 1) // 2
+        low, high = (middle, high) if a[:middle] == b[:middle] else (low, middle - 1)
+    return low
+
+
+def _prompt(body: dict[str, Any]) -> str:
+    """The request's prompt in the order OpenAI's cache reads it (the model's, then the
+    tools, then the messages), as one string."""
+    messages = body.get("messages")
+    parts = [
+        body.get("model"),
+        body.get("tools"),
+        body.get("response_format"),
+        *(messages if isinstance(messages, list) else [messages]),
+    ]
+    return "".join(json.dumps(part, ensure_ascii=False, separators=(",", ":")) for part in parts)

@@ -17,11 +17,16 @@ from typing import Any
 class Reply:
     """A model's answer: ``text`` and ``tool_calls`` (a tool's name and its arguments: a
     dict, or raw text sent as it is — to script arguments that are not even JSON).
-    ``usage``: the (input, output) tokens to report; by default counted from the request."""
+    ``usage``: the (input, output) tokens to report, the input counting every input token,
+    cached or not; by default counted from the request. ``cache``: of that input, the
+    tokens to report (read from the prompt cache, written to it); by default measured from
+    the requests as the API's cache would (see each fake), or none when ``usage`` is
+    scripted."""
 
     text: str | None = None
     tool_calls: tuple[tuple[str, Mapping[str, Any] | str], ...] = ()
     usage: tuple[int, int] | None = None
+    cache: tuple[int, int] | None = None
 
     @classmethod
     def calling(cls, name: str, /, **arguments: Any) -> Reply:

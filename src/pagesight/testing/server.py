@@ -73,7 +73,15 @@ class ScriptedServer:
         self.refused: list[tuple[int, str]] = []
         """The requests refused before the script played: (status, message)."""
         self.usages: list[tuple[int, int]] = []
-        """The (input, output) tokens reported in each reply sent."""
+        """The (input, output) tokens reported in each reply sent: the input counting every
+        input token, cached or not (as :class:`~pagesight.messages.Usage` does, whichever
+        way the API splits it)."""
+        self.cached: list[tuple[int, int]] = []
+        """Beside ``usages``, for a chat API's fake: of each reply's input, the tokens
+        reported (read from the prompt cache, written to it)."""
+        self.prompts: list[str] = []
+        """What :meth:`prompt_cache` remembers of the requests answered, to measure the
+        next against (a chat API's fake: each prompt, as its cache reads it)."""
         self.errors: list[Exception] = []
         """What the script's functions raised (each answered with ``script_error_status``)."""
         self._port = port
@@ -226,11 +234,24 @@ class ScriptedServer:
         """The JSON body of the 200 answering ``received`` with ``item`` (the script's item,
         neither a Failure nor a Hang), and the (input, output) tokens it reports. By
         default: a :class:`Reply` as :meth:`render` writes it, its usage counted from the
-        request unless it gives one."""
+        request (a token a 4 bytes) unless it gives one, and its prompt cache as
+        :meth:`prompt_cache` measures it (recorded in ``cached``) unless it gives one."""
         usage = item.usage or (len(raw) // 4, 10 + 5 * len(item.tool_calls))
-        return self.render(item, received, usage), usage
+        measured = self.prompt_cache(received, usage[0])  # remembered, whatever is reported
+        cache = item.cache or (measured if item.usage is None else (0, 0))
+        body = self.render(item, received, usage, cache)
+        self.cached.append(cache)
+        return body, usage
 
-    def render(self, reply: Reply, body: dict[str, Any], usage: tuple[int, int]) -> Any:
+    def prompt_cache(self, body: dict[str, Any], input_tokens: int) -> tuple[int, int]:
+        """Of the ``input_tokens`` of request ``body``: those its API would read from its
+        prompt cache and write to it, the request's prompt remembered for the next. By
+        default: none (an API without a cache)."""
+        return (0, 0)
+
+    def render(
+        self, reply: Reply, body: dict[str, Any], usage: tuple[int, int], cache: tuple[int, int]
+    ) -> Any:
         raise NotImplementedError
 
     def error_body(self, status: int, message: str) -> Any:
