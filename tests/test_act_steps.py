@@ -18,6 +18,7 @@ from pagesight.agent import ScriptedPlanner, State
 from pagesight.agent.idsteps import CheckLine, DoneLine, ToolLine, parse_steps, refs
 from pagesight.agent.profiles import ACTED, CORE, ON_DEMAND, shown, specs
 from pagesight.agent.registry import ToolRegistry
+from pagesight.cli.progress import progress_lines
 from pagesight.demo import OrbitApp
 from pagesight.models.openai_chat import OpenAIChat
 from pagesight.planners.llm.planner import ModelPlanner
@@ -95,6 +96,11 @@ def test_one_act_call_fills_saves_and_ends_the_run_when_its_expectation_holds(
         "done",
         True,
     ]
+    # The terminal shows a line a step, with the element each resolved to.
+    shown = progress_lines(result.steps[0])
+    assert [line.step for line in shown] == [x for x in everything_steps(result)]
+    assert shown[0].element == 'textbox "Job title" in "Alice Chen"'
+    assert [line.effect for line in shown][-2:] == ["ok", "done"] and all(x.ok for x in shown)
     # What the model did is a replayable steps file, in words.
     steps = (tmp_path / "steps.txt").read_text(encoding="utf-8").splitlines()
     said = [line.split("  @ ")[0] for line in steps if not line.startswith("#")]
@@ -104,6 +110,11 @@ def test_one_act_call_fills_saves_and_ends_the_run_when_its_expectation_holds(
         'click "Save" button in "Alice Chen"',
         'expect "Saved: CFO, Tokyo"',
     ]
+
+
+def everything_steps(result: RunResult) -> list[str]:
+    """The lines of the run's first act call, as the model wrote them."""
+    return [line for line in result.steps[0].calls[0].arguments["steps"].splitlines()]
 
 
 def test_an_expectation_that_fails_keeps_the_run_going_with_what_the_page_shows(
@@ -231,13 +242,7 @@ def test_go_to_a_path_is_read_against_the_page_it_runs_on(
         browser, ScriptedPlanner([there, Done()]), server.url("agent-contact.html"), tmp_path
     )
     (call,) = result.steps[0].calls
-    went = [line for line in call.value["lines"] if line["tool"] == "navigate"]
-    assert went == [
-        {
-            "tool": "navigate",
-            "arguments": {"url": server.url("agent-done.html")},
-            "status": "done",
-        }
-    ]
+    went = [line["arguments"] for line in call.value["lines"] if line["tool"] == "navigate"]
+    assert went == [{"url": server.url("agent-done.html")}]
     assert [line["status"] for line in call.value["lines"]] == ["done"] * 2
     assert result.final_url == server.url("agent-done.html")

@@ -8,7 +8,7 @@ four steps gives four lines; any other planner's record gives one line per decis
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pagesight.agent.decision import Batch, Stop
@@ -31,6 +31,8 @@ class ProgressLine:
 def progress_lines(record: StepRecord) -> list[ProgressLine]:
     decision = record.decision
     raw = decision.raw if isinstance(decision.raw, dict) else None
+    if record.calls and record.calls[0].tool == "act" and record.calls[0].value.get("lines"):
+        return _act_lines(record)
     if raw is None or raw.get("planner") != "steps":
         return [_generic(record)]
     out = [
@@ -93,6 +95,32 @@ def _outcomes(record: StepRecord) -> list[tuple[str, float | None, bool]]:
         return [(f"error: {call.error.reason}", call.seconds, False)]
     kinds = call.value.get("kinds")
     return [(", ".join(kinds) if kinds else "ok", call.value.get("elapsed", call.seconds), True)]
+
+
+def _act_lines(record: StepRecord) -> list[ProgressLine]:
+    """An ``act`` call: a line per step it took, as the steps planner's script shows."""
+    call = record.calls[0]
+    targets = {t["id"]: t for t in record.targets}
+    out = []
+    for line in call.value["lines"]:
+        args = line.get("arguments") or {}
+        element = _element(targets.get(args.get("ref", line.get("ref"))))
+        if "tool" in line:
+            ok = line["status"] == "done"
+            effect = ", ".join(line.get("kinds", ())) or "ok" if ok else line["status"]
+        elif "check" in line:
+            ok = bool(line["ok"])
+            effect = "ok" if ok else "failed"
+        else:
+            ok, effect = True, "done"
+        out.append(
+            ProgressLine(step=line["step"], element=element, effect=effect, seconds=None, ok=ok)
+        )
+    failed = next((i for i, line in enumerate(out) if not line.ok), None)
+    if call.error is not None and failed is not None:  # the line that failed says why
+        line = out[failed]
+        out[failed] = replace(line, effect=f"{line.effect}: {call.error.reason}")
+    return out
 
 
 def _generic(record: StepRecord) -> ProgressLine:

@@ -39,10 +39,19 @@ async def act(session: Session, *, steps: str) -> ToolResult:
         """The action lines gathered so far, as one batch (one round, one settle)."""
         actions = [BatchAction(tool=t.tool, arguments=t.arguments) for t in pending]
         ran = await batch(session, actions=actions)
-        statuses = [s["status"] for s in ran.value.get("steps", ())]
+        ran_steps = ran.value.get("steps", ())
         for i, t in enumerate(pending):
-            status = statuses[i] if i < len(statuses) else "not_run"
-            record.append({"tool": t.tool, "arguments": t.arguments, "status": status})
+            step: dict[str, Any] = ran_steps[i] if i < len(ran_steps) else {"status": "not_run"}
+            kinds = (step.get("effect") or {}).get("kinds", [])
+            record.append(
+                {
+                    "step": t.text,
+                    "tool": t.tool,
+                    "arguments": t.arguments,
+                    "status": step["status"],
+                    "kinds": kinds,
+                }
+            )
         pending.clear()
         texts.append(ran.text)
         return ran
@@ -66,12 +75,18 @@ async def act(session: Session, *, steps: str) -> ToolResult:
         if isinstance(line, DoneLine):
             text = "done" if line.answer is None else f"done: {line.answer}"
             texts.append(text)
-            record.append({"done": True, "answer": line.answer})
+            record.append({"step": line.text, "done": True, "answer": line.answer})
             done = replace(result, text="", error=None, done=True, answer=line.answer)
             return _finish(done, texts, record, session)
         checked = await _check(session, line)
         record.append(
-            {"check": line.kind, "value": line.value, "ref": line.ref, "ok": not checked.is_error}
+            {
+                "step": line.text,
+                "check": line.kind,
+                "value": line.value,
+                "ref": line.ref,
+                "ok": not checked.is_error,
+            }
         )
         texts.append(checked.text)
         if checked.observation is not None:
