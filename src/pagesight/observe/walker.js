@@ -27,6 +27,10 @@
   // The states an element is in and what it lends itself to, and the page's hooks (states.js).
   const { hooksOf, statesOf, classState, activeDescendant, deepActive, dragSource, dropZone, opensFiles, undrawnFileInputs } =
     globalThis[Symbol.for("pagesight.states")];
+  // The walk's lists of text runs and nodes: their text and controls, and the wrappers that
+  // are a field's frame (items.js).
+  const { BREAK, tidy, flatText, hasHint, countActionable, isProse, framesOneField } =
+    globalThis[Symbol.for("pagesight.items")];
   // Boxes, what covers them and the page's visible and reachable areas (sight.js).
   const { inter, meets, coverOf, pageState, textUnseen, forgetDropped, dropText, textBox, backdropOf, scaleOf, clipsAll, WHITE } =
     globalThis[Symbol.for("pagesight.sight")];
@@ -34,7 +38,6 @@
 
   const ELEMENT = 1;
   const TEXT = 3;
-  const BREAK = 0; // marks a block boundary between text runs; removed before returning
   const INTERACTIVE_ROLES = new Set([
     "button", "link", "checkbox", "radio", "tab", "menuitem", "menuitemcheckbox",
     "menuitemradio", "option", "switch", "combobox", "textbox", "searchbox", "slider",
@@ -58,8 +61,6 @@
     "navigation", "main", "banner", "contentinfo", "complementary", "region", "form", "search",
     "list", "table", "dialog", "alertdialog", "article", "figure", "group", "toolbar", "menu", "menubar", "tablist",
   ]);
-  // Controls that take text or a choice: a wrapper around one of them is its frame, not a control.
-  const FIELD_ROLES = new Set(["textbox", "searchbox", "combobox", "spinbutton", "date", "time", "datetime-local", "month", "week"]);
   // Widgets that stand in for a native control the page hid (Select2 draws a span after its select).
   const STAND_IN = '[role="combobox"],[role="listbox"],[role="button"],button';
   const MAX_NAME = 120;
@@ -144,44 +145,6 @@
       }
     }
     return own;
-  }
-
-  // Text runs and nodes -> tidy list: merge adjacent runs, trim, drop empties and breaks.
-  function tidy(items) {
-    const out = [];
-    let run = null;
-    for (const it of items) {
-      if (typeof it === "string") { run = run === null ? it : run + it; continue; }
-      if (run !== null) { const t = norm(run); if (t) out.push(t); run = null; }
-      if (it !== BREAK) out.push(it);
-    }
-    if (run !== null) { const t = norm(run); if (t) out.push(t); }
-    return out;
-  }
-
-  // Visible text of a tidied subtree, for names that come from content.
-  function flatText(items) {
-    const parts = [];
-    for (const it of items) {
-      if (typeof it === "string") parts.push(it);
-      else if (it && it.n) parts.push(it.n);
-      else if (it && it.c) parts.push(flatText(it.c));
-    }
-    return norm(parts.join(" "));
-  }
-
-  // Whether flatText(items) takes any part from a name guessed from markup (``nh``).
-  function hasHint(items) {
-    for (const it of items) {
-      if (it && typeof it === "object" && (it.n ? it.nh : it.c && hasHint(it.c))) return true;
-    }
-    return false;
-  }
-
-  function countActionable(items) {
-    let n = 0;
-    for (const it of items) if (it && typeof it === "object") n += (it.i !== undefined ? 1 : 0) + (it.c ? countActionable(it.c) : 0);
-    return n;
   }
 
   // --- the walk: one element -------------------------------------------------------------------
@@ -566,24 +529,6 @@
     return ownListener.has(node) && node.b !== undefined && node.b[2] * node.b[3] <= 0.25 * box.w * box.h;
   }
 
-  // The wrapper drawn around one field (Material UI's InputBase): the field fills most of it,
-  // and nothing else acts inside it but icon buttons beside the field (a password's "show").
-  // A card with a small quantity field in it is still a target of its own.
-  function framesOneField(items, box) {
-    let field = null;
-    for (const it of items) {
-      if (typeof it !== "object") continue;
-      if (it.i !== undefined) {
-        if (FIELD_ROLES.has(it.r)) {
-          if (field) return false;
-          field = it;
-        } else if (it.r !== "button") return false;
-      }
-      if (it.c && countActionable(it.c)) return false;
-    }
-    return field !== null && field.b[2] * field.b[3] >= 0.5 * box.w * box.h;
-  }
-
   function headingIn(el) {
     const h = el.querySelector("h1, h2, h3, h4, h5, h6, legend, [role=heading]");
     return h ? cap(norm(h.textContent || ""), 80) : "";
@@ -649,12 +594,6 @@
     }
     spliceInto(out, content, look.display);
     return look.phrasing && ownText;
-  }
-
-  // Text interleaved with leaf controls: a paragraph with links.
-  function isProse(items) {
-    return items.length > 1 && items.some((x) => typeof x === "string") &&
-      items.every((x) => typeof x === "string" || (x.i !== undefined && !x.c));
   }
 
   // The repeated shape of cards and rows: siblings with the same tag and the same non-empty
