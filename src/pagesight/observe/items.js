@@ -6,6 +6,7 @@
 (() => {
   const KEY = Symbol.for("pagesight.items");
   if (globalThis[KEY]) return globalThis[KEY];
+  const { LABELLED } = globalThis[Symbol.for("pagesight.names")];
 
   const BREAK = 0; // marks a block boundary between text runs; removed by tidy()
   // Controls that take text or a choice: a wrapper around one of them is its frame, not a control.
@@ -71,13 +72,38 @@
     return field !== null && field.b[2] * field.b[3] >= 0.5 * box.w * box.h;
   }
 
+  // A wrapper around one field that shows nothing but the field's own name (its label, or
+  // nothing at all): a click on it can only be meant for the field, whatever its size. One
+  // with text of its own (a product card with a quantity field) is a target of its own.
+  function namedByItsField(items) {
+    const found = controlsIn(items, []);
+    if (found.length !== 1 || !LABELLED.has(found[0].r)) return false;
+    const name = found[0].n || "";
+    const rest = bare(flatText(items).replace(name, ""));
+    return rest === "" || rest === bare(name);
+  }
+
+  function controlsIn(items, out) {
+    for (const it of items) {
+      if (typeof it !== "object") continue;
+      if (it.i !== undefined) out.push(it);
+      if (it.c) controlsIn(it.c, out);
+    }
+    return out;
+  }
+
+  // A name without case, spacing and the marks a label ends in ("Email Address *", "Name:").
+  function bare(s) {
+    return norm(s).replace(/[\s:*\uff1a]+$/, "").toLowerCase();
+  }
+
   // Text interleaved with leaf controls: a paragraph with links.
   function isProse(items) {
     return items.length > 1 && items.some((x) => typeof x === "string") &&
       items.every((x) => typeof x === "string" || (x.i !== undefined && !x.c));
   }
 
-  const api = { BREAK, tidy, flatText, hasHint, countActionable, isProse, framesOneField };
+  const api = { BREAK, tidy, flatText, hasHint, countActionable, isProse, framesOneField, namedByItsField };
   Object.defineProperty(globalThis, KEY, { value: api, enumerable: false });
   return api;
 })();

@@ -23,13 +23,13 @@
   const MARKUP = globalThis[Symbol.for("pagesight.selectors")];
   // What an element is and is called, and what it holds (names.js, installed just before this).
   const NAMES = globalThis[Symbol.for("pagesight.names")];
-  const { SKIP, INLINE_DISPLAY, saysMore, roleOf, labelText, externalName, hiddenLabel, fallbackName, placeholderOf, valueOf, optionLabels } = NAMES;
+  const { SKIP, INLINE_DISPLAY, saysMore, roleOf, labelText, externalName, hiddenLabel, fallbackName, placeholderOf, valueOf, optionLabels, labelledField, forgetLabels } = NAMES;
   // The states an element is in and what it lends itself to, and the page's hooks (states.js).
   const { hooksOf, statesOf, classState, activeDescendant, deepActive, dragSource, dropZone, opensFiles, undrawnFileInputs } =
     globalThis[Symbol.for("pagesight.states")];
   // The walk's lists of text runs and nodes: their text and controls, and the wrappers that
   // are a field's frame (items.js).
-  const { BREAK, tidy, flatText, hasHint, countActionable, isProse, framesOneField } =
+  const { BREAK, tidy, flatText, hasHint, countActionable, isProse, framesOneField, namedByItsField } =
     globalThis[Symbol.for("pagesight.items")];
   // Boxes, what covers them and the page's visible and reachable areas (sight.js).
   const { inter, meets, coverOf, pageState, textUnseen, forgetDropped, dropText, textBox, backdropOf, scaleOf, clipsAll, WHITE } =
@@ -180,9 +180,14 @@
     if (kind.weak && (countActionable(items) >= 3 || (look.box.w * look.box.h > 0.5 * ctx.viewArea && countActionable(items) > 0))) {
       kind.weak = false; // an event-delegation root for a region, not a control
       if (kind.role === "clickable") kind.role = "";
-    } else if (kind.weak && framesOneField(items, look.box)) {
+    } else if (kind.weak && (framesOneField(items, look.box) || namedByItsField(items))) {
       kind.weak = false; // the box drawn around a field (its listener focuses the field)
       if (kind.role === "clickable") kind.role = "";
+    } else if (kind.weak && foldsIntoField(el, ctx)) {
+      // A clickable text that names a field (aria-labelledby) is the field's label: one entry,
+      // the field's, whose name says the text; what the text holds besides stays (a link).
+      spliceInto(out, content.filter((x) => typeof x !== "string"), look.display);
+      return;
     }
     const actionable = kind.strong || kind.weak || child.scrollerId !== null;
     const shown = !look.invisible && !look.noBox && look.box.w >= 1 && look.box.h >= 1;
@@ -529,6 +534,13 @@
     return ownListener.has(node) && node.b !== undefined && node.b[2] * node.b[3] <= 0.25 * box.w * box.h;
   }
 
+  // Whether a clickable text is the label of a field drawn on the page (names.js decides when
+  // it is only that); a label whose field is hidden is what a person clicks, so it stays.
+  function foldsIntoField(el, ctx) {
+    const field = labelledField(el);
+    return field !== null && !visuallyHidden(field, ctx);
+  }
+
   function headingIn(el) {
     const h = el.querySelector("h1, h2, h3, h4, h5, h6, legend, [role=heading]");
     return h ? cap(norm(h.textContent || ""), 80) : "";
@@ -692,6 +704,7 @@
     const st = pageState(doc, viewport);
     frameEls.length = 0;
     standInNames.clear();
+    forgetLabels();
     forgetDropped();
     invalidEvents = 0;
     const tree = tidy(walkDocument(doc, {
