@@ -484,7 +484,10 @@
     if (!name) name = fallbackName(el, tag);
     if (!name && tag === "a") {
       const href = el.getAttribute("href") || ""; // an unlabelled image link: where it goes
-      if (!/^(javascript:|#)/i.test(href)) name = cap(href, 60);
+      if (!/^(javascript:|#)/i.test(href)) {
+        name = cap(href, 60);
+        hint = Boolean(name); // where it goes, not what it is called: a hint
+      }
     }
     if (!name && look.transparent && el.parentElement) name = cap(norm(el.parentElement.innerText || ""), 80);
     if (!name) {
