@@ -72,8 +72,15 @@
       case "option": return "option";
       case "canvas": return "canvas";
       case "video": case "audio": return el.controls ? tag : "";
-      default: return LANDMARK[tag] || "";
+      default: return LANDMARK[tag] || liveRole(el);
     }
+  }
+
+  // A live region with no role of its own is where the page says what just happened: as the
+  // roles that imply it, "status" for a polite one and "alert" for an assertive one.
+  function liveRole(el) {
+    const live = el.getAttribute("aria-live");
+    return live === "polite" ? "status" : live === "assertive" ? "alert" : "";
   }
 
   function textOfIds(el, ids) {
