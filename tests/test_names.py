@@ -133,6 +133,23 @@ def test_an_effect_names_a_hinted_control_with_its_tilde_as_the_outline_does(
     page.close()
 
 
+def test_a_link_named_only_by_where_it_goes_reads_as_a_hint(
+    browser: Browser, server: StaticServer
+) -> None:
+    # A logo or a social icon with nothing in it to name it: its address says where it goes,
+    # not what the page calls it (issue 23, §4).
+    page = browser.open(server.url("names-href.html"))
+    obs = page.observe()
+    home = _by_line(obs, 'link ~"/"')
+    twitter = _by_line(obs, 'link ~"https://twitter.com/voxdotcom"')
+    assert home.name_hint and twitter.name_hint
+    assert twitter.to_dict()["name_hint"] is True
+    # A link the page names stays named: by its text or its aria-label.
+    assert not _by_line(obs, 'link "Politics"').name_hint
+    assert not _by_line(obs, 'link "Facebook"').name_hint
+    page.close()
+
+
 # --- placeholders -------------------------------------------------------------------------------
 
 

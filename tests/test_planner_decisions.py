@@ -15,13 +15,14 @@ from typing import Any
 import pytest
 from PIL import Image, ImageChops
 
-from pagesight import Agent, Browser
+from pagesight import Agent, Browser, Element, Observation
 from pagesight.agent.decision import Decision
 from pagesight.agent.state import State
 from pagesight.demo import OrbitApp
 from pagesight.errors import InvalidOption
 from pagesight.planners.decisions import DecisionsPlanner
 from pagesight.planners.decisions.api import MAX_TILES, image_tiles
+from pagesight.planners.decisions.request import legend
 from pagesight.testing.decisions import DecisionsRequest, FakeDecisionsServer, estimate
 from pagesight.testing.decisions_demo import ORBIT_GOAL, orbit_answers
 
@@ -258,6 +259,62 @@ def test_a_dismiss_that_did_nothing_is_not_clicked_again(
     assert state == [1, False]  # Close clicked once, then "No thanks" closed the promotion
     labels = [s.decision.label or "" for s in result.steps[:-1]]
     assert 'button "Close"' in labels[0] and 'button "No thanks"' in labels[1]
+
+
+def _badge_in(request: DecisionsRequest, name: str, context: str) -> str:
+    found = re.search(rf'\[(\d+)\] button "{name}" in "{context}"', request.legend)
+    assert found is not None, f"no {name!r} button in {context!r} in:\n{request.legend}"
+    return found.group(1)
+
+
+def test_the_legend_tells_alike_badges_apart_and_keeps_what_the_page_says(
+    browser: Browser, server: Any, tmp_path: Path
+) -> None:
+    # Three cards, each with a "Book" button: only the card's heading tells them apart, and
+    # after the click only the page's status line and live region say what happened (issue
+    # 23, §4).
+    def answer(request: DecisionsRequest) -> Any:
+        calm = {"blocked": 0.01, "risk": 0, "target_visible": 0.9}
+        if "Table booked at Sushi Kai for tonight." in request.legend:
+            return {**calm, "goal_reached": 0.95}
+        book = _badge_in(request, "Book", "Sushi Kai")
+        return {**calm, "goal_reached": 0.02, "next_action": book}
+
+    with FakeDecisionsServer([answer] * 3, api_key=KEY) as fake:
+        planner = DecisionsPlanner.from_env(api_key=KEY, base_url=fake.base_url)
+        agent = Agent(browser, planner, max_steps=3, out=tmp_path / "run")
+        result = agent.run(server.url("restaurants.html"), goal="book a table at Sushi Kai")
+        booked = agent.page.playwright.evaluate("window.booked")  # type: ignore[union-attr]
+        sent = list(fake.requests)
+    assert result.stop_reason == "done", result.message
+    assert booked == ["Sushi Kai"]
+    first = sent[0].legend
+    for card in ("Trattoria Roma", "Sushi Kai", "Le Petit Bistro"):
+        _badge_in(sent[0], "Book", card)
+    assert "Table booked" not in first
+    assert "status\n  Table booked at Sushi Kai for tonight." in sent[1].legend
+    assert "alert\n  Only 1 table left at Sushi Kai." in sent[1].legend  # aria-live, no role
+
+
+def test_a_context_the_masked_outline_does_not_show_stays_out_of_the_legend() -> None:
+    # A heading that shows a secret is masked in the outline; its raw text, which the
+    # element's context holds, must not reach the API by the legend.
+    text = (
+        'page "Keys" http://127.0.0.1/keys ready\n'
+        'h2 "Key {{TOKEN}}"\n[1] button "Copy"\nh2 "Team key"\n[2] button "Copy"'
+    )
+    badges = [
+        Element(id=1, role="button", name="Copy", context="Key s3cr3t-value"),
+        Element(id=2, role="button", name="Copy", context="Team key"),
+        Element(id=3, role="button", name="Copy", context="Key s3cr3t-value"),  # cut from text
+    ]
+    obs = Observation(url="http://127.0.0.1/keys", title="Keys", ready=True, mode="cdp", tree=(),
+                      elements=tuple(badges))  # fmt: skip
+    state = State(goal=None, step=1, max_steps=5, url=obs.url, observation=obs, text=text,
+                  delta=None, history=(), tools=(), skills="")  # fmt: skip
+    shown = legend(state, badges)
+    assert "s3cr3t" not in shown
+    assert '[1] button "Copy"\n[2] button "Copy" in "Team key"\n[3] button "Copy"\n' in shown
 
 
 def _seat_badge(request: DecisionsRequest, n: int) -> str | None:

@@ -40,12 +40,20 @@ def script(name: str) -> str:
 def _walker_expression() -> str:
     # The walker is an expression that installs itself once per document and returns its API;
     # sending it whole each time keeps an observation to one round trip. Its parts —
-    # naming hints (hints.js), markup (selectors.js), roles and names (names.js), states
-    # (states.js), boxes and what a person can see (sight.js) — install themselves first, in
-    # the same expression.
+    # naming hints (hints.js), markup (selectors.js), roles and names (names.js), the lists
+    # the walk builds (items.js), states (states.js), boxes and what a person can see
+    # (sight.js) — install themselves first, in the same expression.
     parts = (
         script(name).strip().rstrip(";")
-        for name in ("hints.js", "selectors.js", "names.js", "states.js", "sight.js", "walker.js")
+        for name in (
+            "hints.js",
+            "selectors.js",
+            "names.js",
+            "items.js",
+            "states.js",
+            "sight.js",
+            "walker.js",
+        )
     )
     return f"({', '.join(parts)})"
 

@@ -1,8 +1,9 @@
 // What an element is, what it is called and what it holds: roles (ARIA first, then the tag),
 // accessible names as browsers compute them (aria-labelledby, aria-label, labels, alt, title,
-// content), the text a control shows, its placeholder and its live value. Sent with the walker
-// (capture.py joins the page scripts into one expression) and installed once per document under
-// Symbol.for("pagesight.names"); the walker takes its functions and shared tag sets from there.
+// content) and which field an element is the label of, the text a control shows, its
+// placeholder and its live value. Sent with the walker (capture.py joins the page scripts into
+// one expression) and installed once per document under Symbol.for("pagesight.names"); the
+// walker takes its functions and shared tag sets from there.
 (() => {
   const KEY = Symbol.for("pagesight.names");
   if (globalThis[KEY]) return globalThis[KEY];
@@ -71,8 +72,15 @@
       case "option": return "option";
       case "canvas": return "canvas";
       case "video": case "audio": return el.controls ? tag : "";
-      default: return LANDMARK[tag] || "";
+      default: return LANDMARK[tag] || liveRole(el);
     }
+  }
+
+  // A live region with no role of its own is where the page says what just happened: as the
+  // roles that imply it, "status" for a polite one and "alert" for an assertive one.
+  function liveRole(el) {
+    const live = el.getAttribute("aria-live");
+    return live === "polite" ? "status" : live === "assertive" ? "alert" : "";
   }
 
   function textOfIds(el, ids) {
@@ -231,7 +239,52 @@
     return labels;
   }
 
-  const api = { SKIP, INLINE_DISPLAY, inputRole, roleOf, textOfIds, labelText, externalName, hiddenLabel, fallbackName, placeholderOf, saysMore, valueOf, optionLabels };
+  // The fields a click on their label goes to, as a <label>'s does: HTML's labelable form
+  // fields and their ARIA kin. A button, a listbox or a panel named by a clickable text is not
+  // one: a click on that text may well do something else (open or close the list, switch tabs).
+  const LABELLED = new Set([
+    "textbox", "searchbox", "combobox", "spinbutton", "slider", "checkbox", "radio", "switch",
+    "date", "time", "datetime-local", "month", "week",
+  ]);
+  // aria-labelledby turned around: per document or shadow root, the elements each id names,
+  // gathered at most once a walk (forgetLabels() at its start: the page changes in between).
+  let namedBy = new WeakMap();
+  function forgetLabels() {
+    namedBy = new WeakMap();
+  }
+  function labelledBy(el) {
+    const root = el.getRootNode();
+    let index = namedBy.get(root);
+    if (!index) {
+      index = new Map();
+      for (const c of root.querySelectorAll("[aria-labelledby]")) {
+        for (const id of c.getAttribute("aria-labelledby").split(/\s+/)) {
+          if (id) index.set(id, [...(index.get(id) || []), c]);
+        }
+      }
+      namedBy.set(root, index);
+    }
+    return index.get(el.id) || [];
+  }
+
+  // The one field ``el`` is the label of by aria-labelledby (a custom checkbox's text), when
+  // the markup gives it nothing else to do: it names no other element, neither holds the field
+  // nor sits inside it, and says nothing of a click of its own (aria-haspopup, aria-expanded,
+  // aria-controls of another element). What its listener really does cannot be read from the
+  // page; a label that does something else yet says none of this is taken for a label, as a
+  // browser takes a <label>. Null when it is not such a label.
+  function labelledField(el) {
+    if (!el.id) return null;
+    const named = labelledBy(el);
+    if (named.length !== 1) return null;
+    const field = named[0];
+    if (field.contains(el) || el.contains(field) || !LABELLED.has(roleOf(field, field.localName))) return null;
+    if (el.hasAttribute("aria-haspopup") || el.hasAttribute("aria-expanded")) return null;
+    const controls = el.getAttribute("aria-controls");
+    return controls && controls !== field.id ? null : field;
+  }
+
+  const api = { SKIP, INLINE_DISPLAY, inputRole, roleOf, textOfIds, labelText, externalName, hiddenLabel, fallbackName, placeholderOf, saysMore, valueOf, optionLabels, LABELLED, labelledField, forgetLabels };
   Object.defineProperty(globalThis, KEY, { value: api, enumerable: false });
   return api;
 })();

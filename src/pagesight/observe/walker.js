@@ -23,10 +23,14 @@
   const MARKUP = globalThis[Symbol.for("pagesight.selectors")];
   // What an element is and is called, and what it holds (names.js, installed just before this).
   const NAMES = globalThis[Symbol.for("pagesight.names")];
-  const { SKIP, INLINE_DISPLAY, saysMore, roleOf, labelText, externalName, hiddenLabel, fallbackName, placeholderOf, valueOf, optionLabels } = NAMES;
+  const { SKIP, INLINE_DISPLAY, saysMore, roleOf, labelText, externalName, hiddenLabel, fallbackName, placeholderOf, valueOf, optionLabels, labelledField, forgetLabels } = NAMES;
   // The states an element is in and what it lends itself to, and the page's hooks (states.js).
   const { hooksOf, statesOf, classState, activeDescendant, deepActive, dragSource, dropZone, opensFiles, undrawnFileInputs } =
     globalThis[Symbol.for("pagesight.states")];
+  // The walk's lists of text runs and nodes: their text and controls, and the wrappers that
+  // are a field's frame (items.js).
+  const { BREAK, tidy, flatText, hasHint, countActionable, isProse, framesOneField, namedByItsField } =
+    globalThis[Symbol.for("pagesight.items")];
   // Boxes, what covers them and the page's visible and reachable areas (sight.js).
   const { inter, meets, coverOf, pageState, textUnseen, forgetDropped, dropText, textBox, backdropOf, scaleOf, clipsAll, WHITE } =
     globalThis[Symbol.for("pagesight.sight")];
@@ -34,7 +38,6 @@
 
   const ELEMENT = 1;
   const TEXT = 3;
-  const BREAK = 0; // marks a block boundary between text runs; removed before returning
   const INTERACTIVE_ROLES = new Set([
     "button", "link", "checkbox", "radio", "tab", "menuitem", "menuitemcheckbox",
     "menuitemradio", "option", "switch", "combobox", "textbox", "searchbox", "slider",
@@ -58,8 +61,6 @@
     "navigation", "main", "banner", "contentinfo", "complementary", "region", "form", "search",
     "list", "table", "dialog", "alertdialog", "article", "figure", "group", "toolbar", "menu", "menubar", "tablist",
   ]);
-  // Controls that take text or a choice: a wrapper around one of them is its frame, not a control.
-  const FIELD_ROLES = new Set(["textbox", "searchbox", "combobox", "spinbutton", "date", "time", "datetime-local", "month", "week"]);
   // Widgets that stand in for a native control the page hid (Select2 draws a span after its select).
   const STAND_IN = '[role="combobox"],[role="listbox"],[role="button"],button';
   const MAX_NAME = 120;
@@ -146,44 +147,6 @@
     return own;
   }
 
-  // Text runs and nodes -> tidy list: merge adjacent runs, trim, drop empties and breaks.
-  function tidy(items) {
-    const out = [];
-    let run = null;
-    for (const it of items) {
-      if (typeof it === "string") { run = run === null ? it : run + it; continue; }
-      if (run !== null) { const t = norm(run); if (t) out.push(t); run = null; }
-      if (it !== BREAK) out.push(it);
-    }
-    if (run !== null) { const t = norm(run); if (t) out.push(t); }
-    return out;
-  }
-
-  // Visible text of a tidied subtree, for names that come from content.
-  function flatText(items) {
-    const parts = [];
-    for (const it of items) {
-      if (typeof it === "string") parts.push(it);
-      else if (it && it.n) parts.push(it.n);
-      else if (it && it.c) parts.push(flatText(it.c));
-    }
-    return norm(parts.join(" "));
-  }
-
-  // Whether flatText(items) takes any part from a name guessed from markup (``nh``).
-  function hasHint(items) {
-    for (const it of items) {
-      if (it && typeof it === "object" && (it.n ? it.nh : it.c && hasHint(it.c))) return true;
-    }
-    return false;
-  }
-
-  function countActionable(items) {
-    let n = 0;
-    for (const it of items) if (it && typeof it === "object") n += (it.i !== undefined ? 1 : 0) + (it.c ? countActionable(it.c) : 0);
-    return n;
-  }
-
   // --- the walk: one element -------------------------------------------------------------------
   // Every element passes the same steps, in the order the design names them: is it drawn
   // (appearance), what is it (classify), what does it establish for its children (childContext),
@@ -217,9 +180,14 @@
     if (kind.weak && (countActionable(items) >= 3 || (look.box.w * look.box.h > 0.5 * ctx.viewArea && countActionable(items) > 0))) {
       kind.weak = false; // an event-delegation root for a region, not a control
       if (kind.role === "clickable") kind.role = "";
-    } else if (kind.weak && framesOneField(items, look.box)) {
+    } else if (kind.weak && (framesOneField(items, look.box) || namedByItsField(items))) {
       kind.weak = false; // the box drawn around a field (its listener focuses the field)
       if (kind.role === "clickable") kind.role = "";
+    } else if (kind.weak && foldsIntoField(el, ctx)) {
+      // A clickable text that names a field (aria-labelledby) is the field's label: one entry,
+      // the field's, whose name says the text; what the text holds besides stays (a link).
+      spliceInto(out, content.filter((x) => typeof x !== "string"), look.display);
+      return;
     }
     const actionable = kind.strong || kind.weak || child.scrollerId !== null;
     const shown = !look.invisible && !look.noBox && look.box.w >= 1 && look.box.h >= 1;
@@ -516,7 +484,10 @@
     if (!name) name = fallbackName(el, tag);
     if (!name && tag === "a") {
       const href = el.getAttribute("href") || ""; // an unlabelled image link: where it goes
-      if (!/^(javascript:|#)/i.test(href)) name = cap(href, 60);
+      if (!/^(javascript:|#)/i.test(href)) {
+        name = cap(href, 60);
+        hint = Boolean(name); // where it goes, not what it is called: a hint
+      }
     }
     if (!name && look.transparent && el.parentElement) name = cap(norm(el.parentElement.innerText || ""), 80);
     if (!name) {
@@ -566,22 +537,11 @@
     return ownListener.has(node) && node.b !== undefined && node.b[2] * node.b[3] <= 0.25 * box.w * box.h;
   }
 
-  // The wrapper drawn around one field (Material UI's InputBase): the field fills most of it,
-  // and nothing else acts inside it but icon buttons beside the field (a password's "show").
-  // A card with a small quantity field in it is still a target of its own.
-  function framesOneField(items, box) {
-    let field = null;
-    for (const it of items) {
-      if (typeof it !== "object") continue;
-      if (it.i !== undefined) {
-        if (FIELD_ROLES.has(it.r)) {
-          if (field) return false;
-          field = it;
-        } else if (it.r !== "button") return false;
-      }
-      if (it.c && countActionable(it.c)) return false;
-    }
-    return field !== null && field.b[2] * field.b[3] >= 0.5 * box.w * box.h;
+  // Whether a clickable text is the label of a field drawn on the page (names.js decides when
+  // it is only that); a label whose field is hidden is what a person clicks, so it stays.
+  function foldsIntoField(el, ctx) {
+    const field = labelledField(el);
+    return field !== null && !visuallyHidden(field, ctx);
   }
 
   function headingIn(el) {
@@ -649,12 +609,6 @@
     }
     spliceInto(out, content, look.display);
     return look.phrasing && ownText;
-  }
-
-  // Text interleaved with leaf controls: a paragraph with links.
-  function isProse(items) {
-    return items.length > 1 && items.some((x) => typeof x === "string") &&
-      items.every((x) => typeof x === "string" || (x.i !== undefined && !x.c));
   }
 
   // The repeated shape of cards and rows: siblings with the same tag and the same non-empty
@@ -753,6 +707,7 @@
     const st = pageState(doc, viewport);
     frameEls.length = 0;
     standInNames.clear();
+    forgetLabels();
     forgetDropped();
     invalidEvents = 0;
     const tree = tidy(walkDocument(doc, {

@@ -8,6 +8,7 @@ page is **split**, not narrowed — see :func:`groups`.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Sequence
 
@@ -32,6 +33,8 @@ RISK_LEVELS = (
 
 _TEXT_ROLES = frozenset({"textbox", "searchbox", "spinbutton", *DATE_ROLES})
 _ID = re.compile(r"\[(\d+)\]")
+_SAYS = re.compile(r'(?:status|alert)(?: ".*")?')
+"""An outline line that opens a status or alert block (a live region: what the page says)."""
 _QUOTED = re.compile(r'"([^"]+)"|“([^”]+)”|「([^」]+)」')
 
 
@@ -82,19 +85,46 @@ def words(el: Element) -> str:
 def legend(state: State, badges: Sequence[Element]) -> str:
     """The page and its badges in words, as the outline a model reads writes them (``[12]
     textbox "Job title": Software Engineer``): the lines of ``state.text`` — where secrets are
-    masked — that hold a badge. Page content, so it travels inside the untrusted markers."""
-    wanted = {el.id for el in badges}
+    masked — that hold a badge, each with the context that tells alike badges apart (``[2]
+    button "Book" in "Trattoria Roma"``, as ``steps.txt`` and the outline's legend write it),
+    and the page's status and alert blocks, whose text says what the last action did
+    ("Booking confirmed for…"). Page content, so it travels inside the untrusted markers."""
+    by_id = {el.id: el for el in badges}
     head, *rest = state.text.splitlines() or [""]
     lines = [head]
     shown: set[int] = set()
+    said: int | None = None  # the indent of the status or alert block being read, if any
     for line in rest:
+        body = line.lstrip(" ")
+        indent = len(line) - len(body)
+        if said is not None and indent <= said:
+            said = None
         ids = {int(i) for i in _ID.findall(line)}
-        if ids & wanted:
-            lines.append(line.strip())
+        if ids & by_id.keys():
+            on_line = [by_id[i] for i in sorted(ids & by_id.keys())]
+            lines.append(body + _where(on_line, body, state.text))
             shown |= ids
+        elif said is not None and not ids:  # its text; not the ids of elements out of view
+            lines.append(" " * (indent - said) + body)
+        elif said is None and _SAYS.fullmatch(body):
+            said = indent
+            lines.append(body)
     # An element the outline left out (a budget cut the text): its role and name alone.
-    lines += [f"[{el.id}] {words(el)}" for el in badges if el.id not in shown]
+    left = (el for el in badges if el.id not in shown)
+    lines += [f"[{el.id}] {words(el)}{_where([el], '', state.text)}" for el in left]
     return untrusted("\n".join(lines))
+
+
+def _where(on_line: Sequence[Element], line: str, text: str) -> str:
+    """`` in "context"``: the one context of the badges on a line, unless the line says it
+    already (a table row starts with its label). Only a context the masked text shows too
+    is written: a heading that shows a secret is masked there, and must not leak here."""
+    contexts = {el.context for el in on_line if el.context and el.context not in line}
+    if len(contexts) != 1:
+        return ""
+    context = contexts.pop()
+    quoted = json.dumps(context, ensure_ascii=False)
+    return f" in {quoted}" if context in text or quoted[1:-1] in text else ""
 
 
 def last_action(state: State) -> str:
