@@ -75,9 +75,9 @@ def test_tools_over_http_are_the_registry_tools(mcp: McpClient) -> None:
     registry = {spec.name: spec for spec in ToolRegistry.discover().specs()}
     listed = {tool.name: tool.input_schema for tool in mcp.tools()}
     for name, tool in TOOLS.items():
-        if tool in registry:
+        if name in listed:  # the core profile lists a few; browser_use_tool reaches the rest
             assert listed[name] == registry[tool].input_schema, name
-    assert "browser_close" in listed
+    assert {"browser_act", "browser_use_tool", "browser_close"} <= set(listed)
 
 
 def test_the_browser_killed_mid_session_then_navigate_starts_a_fresh_one(
