@@ -43,6 +43,7 @@ def _script() -> list[ModelReply | object]:
                 ToolCall(id="b", name="click", arguments={"ref": _id(m, "button", "Save")}),
             )
         ),
+        ModelReply.calling("observe"),  # reads the page: a whole page again
         ModelReply.calling("done", answer="saved"),
     ]
 
@@ -56,27 +57,32 @@ def test_the_context_keeps_one_full_observation_and_collapses_the_rest(
     result = agent.run(server.url("agent-contact.html"), goal="Alice: VP in Tokyo")
     try:
         assert result.stop_reason == "done" and result.answer == "saved"
-        assert result.rounds == 2
+        assert result.rounds == 3
         assert agent.page is not None
         saved = agent.page.playwright.evaluate("window.saved")
         assert (saved["title"], saved["location"]) == ("VP", "Tokyo")
     finally:
         if agent.page is not None:
             agent.page.close()
-    assert len(model.requests) == 3
+    assert len(model.requests) == 4
     for sent in model.requests:
         assert whole_pages(sent) == 1
         assert sum(FULL in m.content for m in sent) == 1  # one outline
-    # After typing, what changed (smaller than the page), the page before staying whole.
-    first, typing = model.requests[0], model.requests[1]
+    # After typing, the typed value once (the effect's line): all that changed, so no change
+    # list follows; the page before stays whole.
+    first, typing, saving = model.requests[0], model.requests[1], model.requests[2]
     assert FULL in first[-1].content
-    assert DELTA in typing[-1].content and FULL not in typing[-1].content
-    assert re.search(r'~ \[\d+\] textbox "Job title": VP', typing[-1].content), typing[-1].content
+    assert DELTA not in typing[-1].content and FULL not in typing[-1].content
+    assert typing[-1].content.count('"VP"') == 1, typing[-1].content
+    assert '"Job title": "Software Engineer" -> "VP"' in typing[-1].content
     assert typing[1].content == first[1].content  # the goal and the whole page, as sent
-    # After saving, the changes since that page add up to more than it: the page again.
-    assert FULL in model.requests[2][-1].content
+    # After saving, the batch's effects alone: the value chosen, the text that came.
+    assert DELTA not in saving[-1].content and FULL not in saving[-1].content
+    assert '+ text "Saved: VP, Tokyo"' in saving[-1].content
+    # The page read again: whole.
+    assert FULL in model.requests[3][-1].content
     last = model.requests[-1]
-    system, goal, _first_call, typed, _second_call, selected, clicked = last
+    system, goal, _first_call, typed, _second_call, selected, clicked, _third_call, read = last
     assert system.role == "system" and "- browsing: How to drive a web page" in system.content
     # The goal stays, its page goes.
     assert goal.content == "goal: Alice: VP in Tokyo\n(page dropped)"
@@ -84,11 +90,14 @@ def test_the_context_keeps_one_full_observation_and_collapses_the_rest(
     assert typed.role == "tool" and typed.tool_call_id is not None
     assert '"Job title": "Software Engineer" -> "VP"' in typed.content
     assert 'button "Archive"' not in typed.content
-    # Each call of a batch is answered; the last holds the page now.
+    # Each call of a batch is answered, with the last: each step's effect, kept without the
+    # texts that came (the page after it shows them).
     assert (selected.tool_call_id, clicked.tool_call_id) == ("a", "b")
     assert selected.content.startswith("(ran in one batch with the calls after it")
     assert "\nselect [" in clicked.content and "\nclick [" in clicked.content  # each's effect
-    assert 'button "Archive"' in clicked.content and FULL in clicked.content
+    assert '"Location": "London" -> "Tokyo"' in clicked.content
+    assert "Saved: VP" not in clicked.content and "(change dropped)" in clicked.content
+    assert 'button "Archive"' in read.content and FULL in read.content
     # The model was offered the registry's tools, schemas and all.
     assert {t.name for t in model.tools[0]} == set(agent.registry.names)
     click = next(t for t in model.tools[0] if t.name == "click")

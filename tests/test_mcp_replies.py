@@ -15,6 +15,7 @@ from mcp_types import CallToolResult, TextContent
 from conftest import StaticServer
 from mcp_support import unwrapped
 from pagesight import Browser
+from pagesight.agent.untrusted import CLOSE, OPEN
 from pagesight.mcp import BrowserOptions, PagesightMCP
 from pagesight.planners.llm.context import DELTA, FULL
 from pagesight.tokens import count_tokens
@@ -24,8 +25,22 @@ T = TypeVar("T")
 
 
 def _texts(result: CallToolResult) -> list[str]:
+    """The reply's parts: what the tool said, then the page after it (from its ``page now:`` or
+    ``what changed`` line) when there is one. A reply is one text block inside one pair of
+    untrusted-content markers."""
     assert not result.is_error, result.content
-    return [unwrapped(c.text) for c in result.content if isinstance(c, TextContent)]
+    (block,) = [c.text for c in result.content if isinstance(c, TextContent)]
+    assert block.count(OPEN) == 1 and block.count(CLOSE) == 1, block
+    said, page = _split(unwrapped(block))
+    return [said, page] if page else [said]
+
+
+def _split(text: str) -> tuple[str, str]:
+    """``text`` cut where its page part starts (``""`` for none)."""
+    found = re.search(rf"^(?:{re.escape(FULL)}|{re.escape(DELTA)})$", text, re.M)
+    if found is None:
+        return text, ""
+    return text[: found.start()].rstrip("\n"), text[found.start() :]
 
 
 def _ref(outline: str, needle: str) -> int:

@@ -180,12 +180,13 @@ def test_orbit_crm_task_with_the_core_tools(mcp: McpClient) -> None:
 def test_an_action_on_the_same_page_answers_with_what_changed(
     mcp: McpClient, server: StaticServer
 ) -> None:
-    page = _open(mcp, server.url("act-profile.html"))
+    page = _open(mcp, server.url("replies-form.html"))
     assert "page now:" in page
-    answer = ok(mcp.call("browser_click", {"ref": ref(page, 'button "Save"')}))
+    answer = ok(mcp.call("browser_click", {"ref": ref(page, 'button "New contact"')}))
     lines = answer.splitlines()
     assert "what changed on the page (the rest is as before):" in lines
     assert "page now:" not in lines
+    assert "  + [" in answer and 'textbox "Email"' in answer
 
 
 def test_a_stale_ref_is_a_typed_error_and_clicks_nothing(

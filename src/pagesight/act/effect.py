@@ -31,7 +31,7 @@ EffectKind = Literal[
     "no_op",
 ]
 # States that are a control's value rather than its shape: toggling them is a value change.
-_VALUE_STATES = frozenset({"checked", "mixed", "selected"})
+VALUE_STATES = frozenset({"checked", "mixed", "selected"})
 _MAX_TEXTS = 5
 _MAX_TEXT_CHARS = 80
 _MAX_LINES = 8
@@ -344,7 +344,7 @@ def _brief(el: Element) -> str:
 
 def _value(el: Element) -> str:
     shown = _q(el.value) if el.value is not None else "-"
-    marks = sorted(el.states & _VALUE_STATES)
+    marks = sorted(el.states & VALUE_STATES)
     return shown + (f" [{', '.join(marks)}]" if marks else "")
 
 
@@ -467,12 +467,12 @@ def _reordered(before: Observation, after: Observation) -> tuple[int, ...]:
 
 
 def _value_moved(a: Element, b: Element) -> bool:
-    return a.value != b.value or (a.states & _VALUE_STATES) != (b.states & _VALUE_STATES)
+    return a.value != b.value or (a.states & VALUE_STATES) != (b.states & VALUE_STATES)
 
 
 def _shape(el: Element) -> tuple[object, ...]:
     """What an element shows besides its value and focus: a change here is a DOM change."""
-    states = el.states - _VALUE_STATES - {"focused"}
+    states = el.states - VALUE_STATES - {"focused"}
     return (el.role, el.name, states, el.options)
 
 

@@ -38,18 +38,29 @@ def tree_lines(tree: Iterable[Node], include: frozenset[str]) -> list[str]:
 
 
 def change_lines(changes: Changes, include: frozenset[str]) -> list[str]:
-    """A delta: ``+`` added, ``-`` removed, ``~`` changed (with what it was)."""
+    """A delta: ``+`` added, ``-`` removed, ``~`` changed (with what it was), each element with
+    its context said once, as the outline says it: the elements of one group or heading
+    under an ``in "…":`` line, indented (``  + [14] textbox "Name"``); one alone in its
+    context with ``in "…"`` after it."""
     counts = (len(changes.added), len(changes.removed), len(changes.changed))
     lines = ["changes: {} added, {} removed, {} changed".format(*counts)]
-
-    def where(el: Element) -> str:
-        return f" in {_quote(el.context)}" if el.context else ""
-
-    lines.extend(f"+ {_element_line(el, include)}{where(el)}" for el in changes.added)
-    lines.extend(f"- {_element_line(el, include)}{where(el)}" for el in changes.removed)
+    entries = [(el.context, f"+ {_element_line(el, include)}", "") for el in changes.added]
+    entries += [(el.context, f"- {_element_line(el, include)}", "") for el in changes.removed]
     for before, after in changes.changed:
         was = _element_line(before, frozenset()).split(" ", 1)[1]  # without the id
-        lines.append(f"~ {_element_line(after, include)}{where(after)} (was {was})")
+        entries.append((after.context, f"~ {_element_line(after, include)}", f" (was {was})"))
+    groups: dict[str | None, list[tuple[str, str]]] = {}
+    for context, line, was in entries:
+        groups.setdefault(context or None, []).append((line, was))
+    for context, members in groups.items():  # in the order each context first comes
+        if context is None:
+            lines.extend(line + was for line, was in members)
+        elif len(members) == 1:
+            line, was = members[0]
+            lines.append(f"{line} in {_quote(context)}{was}")
+        else:
+            lines.append(f"in {_quote(context)}:")
+            lines.extend(f"  {line}{was}" for line, was in members)
     return lines
 
 

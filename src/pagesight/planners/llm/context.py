@@ -73,9 +73,9 @@ class Context:
     def add(self, message: Message, *, observation: bool = False) -> None:
         """Append ``message``; with ``observation`` (it holds the whole page now), every
         earlier message holding a page or a change of it collapses to its stub, its images
-        going too. A change (:meth:`delta`) is added without ``observation``: it stays until
-        the next whole page, since it reads only on top of the page before it. Raises
-        ContextOverflow past the budget."""
+        going too. A change (an answer holding what changed) is added without
+        ``observation``: it stays until the next whole page, since it reads only on top of
+        the page before it. Raises ContextOverflow past the budget."""
         if observation:
             for i, old in enumerate(self._messages):
                 if old.stub is not None:
@@ -100,32 +100,15 @@ class Context:
         brief: str | None = None,
         **extra: Any,
     ) -> Message:
-        """A message holding the page now after ``lead`` (the goal, an effect), whose stub
-        keeps ``brief`` (default ``lead``: an effect's headlines, say) and drops the page.
-        ``page`` came from the page, so it goes inside the untrusted-content markers
-        (``lead`` is the caller's to wrap)."""
+        """A message holding the page now after ``lead`` (the goal), whose stub keeps
+        ``brief`` (default ``lead``) and drops the page. ``page`` came from the page, so it
+        goes inside the untrusted-content markers (``lead`` is the caller's to wrap). A tool
+        call's answer is one block, the tools' texts and the page together
+        (:func:`~pagesight.planners.llm.reply.tool_answer`)."""
         return Message(
             role=role,
             content=f"{lead}\n\n{FULL}\n{untrusted(page)}",
             stub=f"{brief or lead}\n(page dropped)",
-            **extra,
-        )
-
-    def delta(
-        self,
-        lead: str,
-        changes: str,
-        *,
-        role: Role = "user",
-        brief: str | None = None,
-        **extra: Any,
-    ) -> Message:
-        """A message holding what changed on the page since the one before it (a delta
-        observation); its stub keeps ``brief`` (default ``lead``) once a whole page arrives."""
-        return Message(
-            role=role,
-            content=f"{lead}\n\n{DELTA}\n{untrusted(changes)}",
-            stub=f"{brief or lead}\n(change dropped)",
             **extra,
         )
 

@@ -24,6 +24,7 @@ from pagesight.messages import Message, ToolCall, Usage, call_id
 from pagesight.models.model import Model
 from pagesight.observe.passes import reads_on, smaller_than_page
 from pagesight.planners.llm.context import DEFAULT_BUDGET, Context, effect_brief, system_prompt
+from pagesight.planners.llm.reply import Told, news, tool_answer, what_changed, whole_page
 from pagesight.planners.llm.textcalls import read_calls
 from pagesight.planners.llm.toolcheck import check_calls
 from pagesight.tokens import count_tokens
@@ -167,13 +168,13 @@ class ModelPlanner:
                 )
 
     async def _answer_calls(self, context: Context, state: State) -> None:
-        """Answer the tool calls of the last reply with their results, the page now (or
-        what changed on it) after the last one."""
+        """Answer the tool calls of the last reply with their results and the page now (or
+        what changed on it) after the last one, as one block (:mod:`.reply`)."""
         calls = self._pending
         last = state.history[-1] if state.history else None
-        results = "\n".join(c.text for c in last.calls) if last is not None else ""
-        lead = untrusted(results) if results else "(no result)"
-        brief = untrusted(effect_brief(results)) if results else None
+        said = "\n".join(c.text for c in last.calls) if last is not None else ""
+        said = said or "(no result)"
+        brief = untrusted(effect_brief(said))
         # A call that read the page (observe, page_perceive) answered with the page itself:
         # its stub keeps the call, not that copy, or each read would stay in the context.
         reads = [c for c in last.calls if _read_the_page(c)] if last is not None else []
@@ -186,40 +187,51 @@ class ModelPlanner:
         for call in calls[:-1]:  # a batch: one answer for all, with the last call
             context.add(Message(role="tool", content=_IN_BATCH, tool_call_id=call.id))
         call = calls[-1]
-        if not reads and self._shows_delta(state):  # a reading is a whole page: no delta
-            assert state.delta is not None
-            self._delta_tokens += count_tokens(state.delta)
-            message = context.delta(
-                lead, state.delta, role="tool", tool_call_id=call.id, brief=brief
-            )
-            context.add(message)
-        else:
-            message = await self._whole(
-                context, lead, state, role="tool", tool_call_id=call.id, brief=brief
-            )
-            context.add(message, observation=True)
+        if not reads and self._reads_a_change(state):  # a reading is a whole page: no delta
+            assert state.delta is not None and last is not None
+            changed = news(state.delta, state.observation, Told.by(c.value for c in last.calls))
+            if changed is None:  # the tools said all that changed
+                context.add(tool_answer(said, None, brief=brief, tool_call_id=call.id))
+                return
+            if smaller_than_page(changed, state.text, shown=self._delta_tokens):
+                self._delta_tokens += count_tokens(changed)
+                page = what_changed(changed)
+                context.add(tool_answer(said, page, brief=brief, tool_call_id=call.id))
+                return
+        message = await self._whole(context, said, state, brief=brief, tool_call_id=call.id)
+        context.add(message, observation=True)
 
-    def _shows_delta(self, state: State) -> bool:
-        """Whether what changed is worth showing instead of the page: it is a change of the
-        same document, read from the DOM, and it (with the changes shown since the last
-        whole page, which it reads on top of) is smaller than the page."""
+    def _reads_a_change(self, state: State) -> bool:
+        """Whether what changed may be shown instead of the page: it is a change of the same
+        document, read from the DOM the same way as the last whole page shown, which it reads
+        on top of. (Whether it is worth showing, smaller than the page with the changes shown
+        since, is asked of what is left once what the tools said is taken out.)"""
         if not self._deltas or state.delta is None:
             return False
-        if not reads_on(state.observation.mode, self._shown_mode):
-            return False
-        return smaller_than_page(state.delta, state.text, shown=self._delta_tokens)
+        return reads_on(state.observation.mode, self._shown_mode)
 
-    async def _whole(self, context: Context, lead: str, state: State, **extra: Any) -> Message:
-        """The whole page after ``lead``: the outline, or, once the page is read off a
-        screenshot, the set-of-marks picture with its legend."""
+    async def _whole(
+        self, context: Context, lead: str, state: State, *, brief: str | None = None, **extra: Any
+    ) -> Message:
+        """The whole page after ``lead``: the goal, or, with ``brief`` (what its stub keeps),
+        the tools' texts, in one block with the page. The page is the outline, or, once it
+        is read off a screenshot, the set-of-marks picture with its legend."""
         self._delta_tokens = 0
         self._shown_mode = state.observation.mode
         page = state.text
         images: tuple[bytes, ...] = ()
+        note = ""
         if state.observation.mode == "vision" and state.legend is not None:
-            lead, page = f"{lead}\n\n{_VISION}", state.legend
+            note, page = _VISION, state.legend
             if state.shoot is not None:
                 images = (await state.screenshot(marks=True),)
+        if brief is not None:
+            message = tool_answer(lead, whole_page(page), brief=brief, images=images, **extra)
+            if note:  # ours, not the page's: outside the markers
+                message = replace(message, content=f"{message.content}\n\n{note}")
+            return message
+        if note:
+            lead = f"{lead}\n\n{note}"
         return context.observation(lead, page, images=images, **extra)
 
 
