@@ -157,7 +157,7 @@ def test_a_goal_the_pages_text_answers_starts_no_browser(
     (usage,) = fake.usages
     assert fake.cached == [(0, 0)]  # one call, too short to cache
     assert f"model {usage[0]} in / {usage[1]} out, ${cost(fake, model):.4f}" in done.stdout
-    assert lines[-3].startswith("1 decisions in 0 rounds, ") and lines[-3].endswith("layer text")
+    assert lines[-3].startswith("1 round, ") and lines[-3].endswith("layer text")
     summary = _summary(out)
     assert (summary["layer"], summary["layers_tried"]) == ("text", ["text"])
     assert summary["answer"] == "30 days from delivery"
@@ -194,7 +194,7 @@ def test_a_goal_the_text_cannot_answer_goes_on_to_the_browser_counting_both(
     text_request, browser_request = fake.requests
     assert _tools(text_request) == ["answer_from_text"]
     assert "Loading delivery times" in "\n".join(texts(text_request["messages"]))
-    assert "click" in _tools(browser_request) and "answer_from_text" not in _tools(browser_request)
+    assert "act" in _tools(browser_request) and "answer_from_text" not in _tools(browser_request)
     summary = _summary(out)
     assert (summary["layer"], summary["layers_tried"]) == ("dom", ["text", "dom"])
     assert len(fake.usages) == 2  # the text layer's call and the browser's, both counted
@@ -233,7 +233,7 @@ def test_a_goal_that_changes_something_or_no_text_layer_goes_to_the_browser_firs
         )
     assert done.returncode == 0, done.stdout + done.stderr
     (first,) = fake.requests  # the browser planner's, with the registry's tools
-    assert "click" in _tools(first) and "answer_from_text" not in _tools(first)
+    assert "act" in _tools(first) and "answer_from_text" not in _tools(first)
     assert "text layer" not in done.stdout
     summary = _summary(out)
     assert (summary["layer"], summary["layers_tried"]) == ("dom", ["dom"])

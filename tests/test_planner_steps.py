@@ -152,9 +152,9 @@ def test_every_step_form_runs_and_the_page_keeps_what_was_saved(
     assert state["favourites"] == "Alice Chen"
     # Consecutive actions ran as one round: go to; search + Edit (the form is not there yet);
     # the four fields (an expect follows); Save; hover; Sync; the wait; Escape; scroll + click;
-    # drag — 10 rounds for 15 actions, and a last decision that said done.
+    # drag — 10 rounds for 15 actions, and a last decision that said done (a round too).
     assert _sizes(result) == [1, 2, 4, 1, 1, 1, 1, 1, 2, 1]
-    assert result.rounds == 10 and len(result.steps) == 11
+    assert result.rounds == 11 and len(result.steps) == 11
     # No file of the run holds the secret, which the page did get.
     for path in (tmp_path / "run").iterdir():
         assert TOKEN.encode() not in path.read_bytes(), path.name
@@ -282,7 +282,7 @@ def test_one_planner_runs_its_script_from_the_start_on_each_run(
     try:
         for _ in range(2):
             result = agent.run(server.url("steps-contacts.html"))
-            assert (result.stop_reason, result.rounds) == ("done", 1)
+            assert (result.stop_reason, result.rounds) == ("done", 2)  # the step, then done
             assert agent.page is not None
             assert agent.page.playwright.evaluate(STATE)["formHidden"] is False
             agent.page.close()

@@ -124,7 +124,7 @@ def test_a_run_writes_its_folder_and_no_secret_reaches_any_byte(
         "goal": "update Alice Chen",
         "stop_reason": "done",
         "steps": 3,
-        "rounds": 2,
+        "rounds": 3,
         "cost": None,
         "final_url": server.url("agent-contact.html"),
     }
@@ -218,7 +218,7 @@ def test_the_report_opens_in_chromium_and_shows_every_step(
         assert "click ref=" in text and '"the Save button"' in text
         assert "Saved: Senior Software Engineer, New York" in text
         assert 'button "Save" in "Alice Chen"' in text  # the element step 2 acted on
-        assert "3 (2 rounds)" in text  # the summary: steps and rounds
+        assert "3 (3 rounds)" in text  # the summary: steps and rounds
         sources = report.playwright.evaluate("[...document.images].map(i => i.src.slice(0, 22))")
         assert sources == ["data:image/png;base64,"] * 4  # three steps and the final state
         loaded = report.playwright.evaluate(

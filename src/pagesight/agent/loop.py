@@ -468,10 +468,11 @@ def _after_text_layer(result: RunResult, text_layer: TextLayerResult | None) -> 
     browser: tuple[Layer, ...] = ("dom", "vision") if _read_on_screen(result) else ("dom",)
     if text_layer is None or not text_layer.tried:
         return replace(result, layers_tried=browser)
-    usage = result.usage
-    if text_layer.usage is not None:
+    usage, rounds = result.usage, result.rounds
+    if text_layer.usage is not None:  # the model answered the text layer: one round more
         usage = text_layer.usage if usage is None else text_layer.usage + usage
-    return replace(result, usage=usage, layers_tried=("text", *browser))
+        rounds += 1
+    return replace(result, usage=usage, rounds=rounds, layers_tried=("text", *browser))
 
 
 def _read_on_screen(result: RunResult) -> bool:

@@ -441,7 +441,8 @@ def _print_result(
         model = f", model {usage.input_tokens} in{cached} / {usage.output_tokens} out{cost}"
     layers = " → ".join(result.layers_tried or (result.layer,))
     console.print(
-        f"{result.rounds} rounds, {result.tokens} tokens of pages read"
+        f"{result.rounds} round{'' if result.rounds == 1 else 's'}, "
+        f"{result.tokens} tokens of pages read"
         f"{model}, {result.seconds:.1f} s, layer {layers}"
     )
     for healed in getattr(planner, "healed", ()):

@@ -279,7 +279,7 @@ async def run_text_layer(
             answer=found.answer,
             steps=(step,),
             final_url=found.url,
-            rounds=0,
+            rounds=1,  # the model's one answer
             tokens=found.tokens,
             seconds=time.monotonic() - started,
             folder=recorder.folder,
