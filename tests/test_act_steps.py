@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from mcp_types import TextContent
 
 from agent_support import ref
 from conftest import StaticServer
@@ -18,8 +21,11 @@ from pagesight.agent import ScriptedPlanner, State
 from pagesight.agent.idsteps import CheckLine, DoneLine, ToolLine, parse_steps, refs
 from pagesight.agent.profiles import ACTED, CORE, ON_DEMAND, shown, specs
 from pagesight.agent.registry import ToolRegistry
+from pagesight.agent.untrusted import OPEN
 from pagesight.cli.progress import progress_lines
 from pagesight.demo import OrbitApp
+from pagesight.mcp.browsers import BrowserOptions
+from pagesight.mcp.server import PagesightMCP
 from pagesight.models.openai_chat import OpenAIChat
 from pagesight.planners.llm.planner import ModelPlanner
 from pagesight.testing import FakeOpenAI, Reply
@@ -246,3 +252,48 @@ def test_go_to_a_path_is_read_against_the_page_it_runs_on(
     assert went == [{"url": server.url("agent-done.html")}]
     assert [line["status"] for line in call.value["lines"]] == ["done"] * 2
     assert result.final_url == server.url("agent-done.html")
+
+
+def test_an_act_answer_says_each_fact_once_with_no_page_when_the_effects_said_it_all(
+    tmp_path: Path, browser: Browser, server: StaticServer
+) -> None:
+    mcp = PagesightMCP(BrowserOptions(output_dir=tmp_path, cdp_url=browser.cdp_url))
+
+    async def calls() -> tuple[str, str]:
+        try:
+            opened = await mcp.call_tool("browser_navigate", {"url": server.url("booking.html")})
+            book = _id(_text(opened), 'button "Book a table"')
+            form = _text(await mcp.call_tool("browser_act", {"steps": f"click [{book}]"}))
+            name, party = _id(form, 'textbox "Full name"'), _id(form, 'combobox "Party size"')
+            agree, confirm = (
+                _id(form, 'checkbox "I agree to the terms"'),
+                _id(form, 'button "Confirm"'),
+            )
+            steps = (
+                f'type "Ada Lovelace" into [{name}]\n'
+                f'select "4 people" in [{party}]\n'
+                f"click [{agree}]\n"
+                f"click [{confirm}]\n"
+                'expect "Booking confirmed"'
+            )
+            return form, _text(await mcp.call_tool("browser_act", {"steps": steps}))
+        finally:
+            await mcp.holders.close()
+
+    _, answer = asyncio.run(calls())
+    # The typed value, the status line and the check, once each; no page after them: every
+    # change was one the effects named.
+    assert answer.count("Ada Lovelace") == 2  # typed, and in the confirmation
+    assert answer.count("Booking confirmed for Ada Lovelace") == 1
+    assert "page now:" not in answer and "what changed" not in answer
+    assert answer.count(OPEN) == 1
+
+
+def _text(result: Any) -> str:
+    return "".join(c.text for c in result.content if isinstance(c, TextContent))
+
+
+def _id(text: str, line: str) -> int:
+    found = re.search(rf"\[(\d+)\] {re.escape(line)}", text)
+    assert found, f"{line} not in {text}"
+    return int(found.group(1))

@@ -32,6 +32,7 @@ async def act(session: Session, *, steps: str) -> ToolResult:
         return ToolResult.failure(exc.reason, str(exc))
     texts: list[str] = []
     record: list[dict[str, Any]] = []
+    ran_steps: list[dict[str, Any]] = []  # each action's step as the batch reported it
     result = ToolResult(text="")
     pending: list[ToolLine] = []
 
@@ -39,9 +40,10 @@ async def act(session: Session, *, steps: str) -> ToolResult:
         """The action lines gathered so far, as one batch (one round, one settle)."""
         actions = [BatchAction(tool=t.tool, arguments=t.arguments) for t in pending]
         ran = await batch(session, actions=actions)
-        ran_steps = ran.value.get("steps", ())
+        batch_steps = ran.value.get("steps", ())
+        ran_steps.extend(batch_steps)
         for i, t in enumerate(pending):
-            step: dict[str, Any] = ran_steps[i] if i < len(ran_steps) else {"status": "not_run"}
+            step: dict[str, Any] = batch_steps[i] if i < len(batch_steps) else {"status": "not_run"}
             kinds = (step.get("effect") or {}).get("kinds", [])
             record.append(
                 {
@@ -64,21 +66,21 @@ async def act(session: Session, *, steps: str) -> ToolResult:
             if pending:
                 result = await run_pending()
                 if result.is_error:
-                    return _finish(result, texts, record, session)
+                    return _finish(result, texts, record, ran_steps, session)
             url = urljoin(session.page.url, line.arguments["url"])
             pending.append(replace(line, arguments={"url": url}))
             continue
         if pending:
             result = await run_pending()
             if result.is_error:
-                return _finish(result, texts, record, session)
+                return _finish(result, texts, record, ran_steps, session)
         if isinstance(line, DoneLine):
             text = "done" if line.answer is None else f"done: {line.answer}"
             texts.append(text)
             record.append({"step": line.text, "done": True, "answer": line.answer})
             done = replace(result, text="", error=None, done=True, answer=line.answer)
-            return _finish(done, texts, record, session)
-        checked = await _check(session, line)
+            return _finish(done, texts, record, ran_steps, session)
+        checked = await _check(session, line, result.observation)
         record.append(
             {
                 "step": line.text,
@@ -89,13 +91,13 @@ async def act(session: Session, *, steps: str) -> ToolResult:
             }
         )
         texts.append(checked.text)
-        if checked.observation is not None:
+        if checked.observation is not result.observation:  # a wait's later reading
             result = replace(result, observation=checked.observation)
         if checked.is_error:
-            return _finish(replace(result, error=checked.error), texts, record, session)
+            return _finish(replace(result, error=checked.error), texts, record, ran_steps, session)
     if pending:
         result = await run_pending()
-    return _finish(result, texts, record, session)
+    return _finish(result, texts, record, ran_steps, session)
 
 
 def _relative(line: ToolLine) -> bool:
@@ -106,21 +108,30 @@ def _relative(line: ToolLine) -> bool:
 
 
 def _finish(
-    result: ToolResult, texts: list[str], record: list[dict[str, Any]], session: Session
+    result: ToolResult,
+    texts: list[str],
+    record: list[dict[str, Any]],
+    ran_steps: list[dict[str, Any]],
+    session: Session,
 ) -> ToolResult:
     """One result for the whole call: every line's text, the lines as run (a run's
-    ``steps.txt`` is written from them), the last page and effect, the first error."""
-    value = {"lines": record}
+    ``steps.txt`` is written from them), each action's step with its effect as ``batch``
+    reports it (so an answer need not repeat what the effects said), the last page and
+    effect, the first error."""
+    value = {"lines": record, "steps": ran_steps}
     return masked(replace(result, text="\n".join(t for t in texts if t), value=value), session)
 
 
-async def _check(session: Session, line: CheckLine) -> ToolResult:
+async def _check(session: Session, line: CheckLine, after: Observation | None) -> ToolResult:
     """A ``wait for`` (the ``wait_for`` tool, which polls) or an ``expect`` (the page as it
-    is now): a failure, ``expectation_failed``, says what the page shows instead."""
+    is now: ``after``, the page the actions before it settled on, else read now): a failure,
+    ``expectation_failed``, says what the page shows instead. Checking the page the actions
+    left keeps it the call's page, so its answer can be what changed, not the whole page."""
     if line.kind == "wait_for":
         return await session.registry.call("wait_for", {"text": line.value}, session)
-    obs = await session.page.observe()
-    session.latest = obs
+    obs = after
+    if obs is None:
+        obs = session.latest = await session.page.observe()
     if line.kind == "expect_text":
         if shows(obs, line.value):
             return ToolResult(text=f"seen {line.value!r}", observation=obs)
