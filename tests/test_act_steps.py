@@ -246,3 +246,26 @@ def test_go_to_a_path_is_read_against_the_page_it_runs_on(
     assert went == [{"url": server.url("agent-done.html")}]
     assert [line["status"] for line in call.value["lines"]] == ["done"] * 2
     assert result.final_url == server.url("agent-done.html")
+
+
+def test_a_failed_expectation_quotes_no_secret_in_its_error(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # The error's message says what the field holds: the secret typed there, which a program
+    # reading the run's result (not only its records) must see as {{TOKEN}}.
+    def check(s: State) -> Action:
+        token = ref(s, "API token", "textbox")
+        steps = f'type "{{{{TOKEN}}}}" into [{token}]\nexpect [{token}] to be "something else"'
+        return Action(tool="act", arguments={"steps": steps})
+
+    agent = Agent(browser, ScriptedPlanner([check, Done()]), out=tmp_path, secrets=SECRET)
+    result = agent.run(server.url("agent-contact.html"), goal="check the token")
+    assert agent.page is not None
+    agent.page.close()
+    (call,) = result.steps[0].calls
+    assert call.error is not None and call.error.reason == "expectation_failed"
+    assert "seen: '{{TOKEN}}'" in call.error.message
+    assert "tok-4921" not in repr(result)
+
+
+SECRET = {"TOKEN": "tok-4921"}
