@@ -269,3 +269,38 @@ def test_a_failed_expectation_quotes_no_secret_in_its_error(
 
 
 SECRET = {"TOKEN": "tok-4921"}
+
+
+def test_a_call_through_use_tool_is_written_to_steps_txt_as_the_call_it_makes(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # In core, fill_form, handle_dialog or a double click are reached only through use_tool:
+    # what they did must still reach steps.txt, and their elements the record's targets.
+    def fill(s: State) -> Action:
+        field = {"ref": ref(s, "Job title", "textbox"), "value": "CTO"}
+        inner = {"name": "fill_form", "arguments": {"fields": [field]}}
+        return Action(tool="use_tool", arguments=inner)
+
+    def save(s: State) -> Action:
+        inner = {"name": "click", "arguments": {"ref": ref(s, "Save", "button")}}
+        return Action(tool="use_tool", arguments=inner)
+
+    def steps(s: State) -> Action:
+        said = f'select "Tokyo" in [{ref(s, "Location", "combobox")}]'
+        return Action(tool="use_tool", arguments={"name": "act", "arguments": {"steps": said}})
+
+    result, saved = _run(
+        browser, ScriptedPlanner([fill, save, steps, Done()]), server.url("agent-contact.html"),
+        tmp_path,
+    )  # fmt: skip
+    assert saved["title"] == "CTO"
+    assert [t["name"] for t in result.steps[1].targets] == ["Save"]
+    written = (tmp_path / "steps.txt").read_text(encoding="utf-8").splitlines()
+    said = [line.split("  @ ")[0] for line in written if not line.startswith("# The run")]
+    assert said[-3].startswith("# filled the fields [") and "in one round" in said[-3]
+    assert said[-2:] == [
+        'click "Save" button in "Alice Chen"',
+        'select "Tokyo" in "Location" dropdown in "Alice Chen"',
+    ]
+    (shown,) = progress_lines(result.steps[2])  # a line a step, as for act by its name
+    assert shown.step.startswith('select "Tokyo" in [') and shown.effect == "value_change"
