@@ -304,3 +304,28 @@ def test_a_call_through_use_tool_is_written_to_steps_txt_as_the_call_it_makes(
     ]
     (shown,) = progress_lines(result.steps[2])  # a line a step, as for act by its name
     assert shown.step.startswith('select "Tokyo" in [') and shown.effect == "value_change"
+
+
+def test_wait_for_in_act_waits_for_a_text_that_comes_later(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # "Import finished" shows 600 ms after the click: a wait for polls for it (an expect,
+    # reading the page once, would not see it yet).
+    def start(s: State) -> Action:
+        steps = f'click [{ref(s, "Start import", "button")}]\nwait for "Import finished"\ndone'
+        return Action(tool="act", arguments={"steps": steps})
+
+    agent = Agent(browser, ScriptedPlanner([start, Done()]), out=tmp_path)
+    result = agent.run(server.url("tools-wait-for.html"), goal="import")
+    assert agent.page is not None
+    agent.page.close()
+    (call,) = result.steps[0].calls
+    assert call.error is None, call.text
+    assert result.stop_reason == "done" and result.rounds == 1
+    assert call.value["lines"][1] == {
+        "step": 'wait for "Import finished"',
+        "check": "wait_for",
+        "value": "Import finished",
+        "ref": None,
+        "ok": True,
+    }
