@@ -28,7 +28,7 @@ from pagesight.testing import FakeOpenAI, Reply
 def test_steps_over_ids_are_the_page_tools_calls() -> None:
     lines = parse_steps(
         'type "Ada" into [5]\nselect "Tokyo" in [6] "the Location menu"\n# a comment\n'
-        "click [4]\npress Enter in [5]\nscroll down\ndrag [4] to [9]\ngo back\n"
+        "click [4]\npress Enter in [5]\nscroll down\nscroll up in [8]\ndrag [4] to [9]\ngo back\n"
         'expect "Saved"\nexpect [5] to be "Ada"\ndone "Tokyo"'
     )
     calls = [(x.tool, x.arguments) for x in lines if isinstance(x, ToolLine)]
@@ -38,12 +38,13 @@ def test_steps_over_ids_are_the_page_tools_calls() -> None:
         ("click", {"ref": 4}),
         ("press_key", {"key": "Enter", "ref": 5}),
         ("scroll", {"direction": "down"}),
+        ("scroll", {"direction": "up", "ref": 8}),
         ("drag", {"ref": 4, "to_ref": 9}),
         ("back", {}),
     ]
     checks = [(c.kind, c.value, c.ref) for c in lines if isinstance(c, CheckLine)]
     assert checks == [("expect_text", "Saved", None), ("expect_value", "Ada", 5)]
-    assert lines[-1] == DoneLine(line=11, text='done "Tokyo"', answer="Tokyo")
+    assert lines[-1] == DoneLine(line=12, text='done "Tokyo"', answer="Tokyo")
     assert refs('click [4]\ntype "x" into [7]\ndrag [1] to [2]') == [4, 7, 1, 2]
 
 
