@@ -164,9 +164,14 @@ def test_use_tool_reads_a_tools_arguments_then_calls_it(
     def unknown(s: State) -> Action:
         return Action(tool="use_tool", arguments={"name": "teleport"})
 
-    planner = ScriptedPlanner([read, call, unknown, Done()])
+    def itself(s: State) -> Action:  # not a way to nest calls without end
+        inner = {"name": "use_tool", "arguments": {"name": "tabs", "arguments": {}}}
+        return Action(tool="use_tool", arguments=inner)
+
+    planner = ScriptedPlanner([read, call, unknown, itself, Done()])
     result, _ = _run(browser, planner, server.url("agent-contact.html"), tmp_path)
-    described, listed, refused = (s.calls[0] for s in result.steps[:3])
+    described, listed, refused, nested = (s.calls[0] for s in result.steps[:4])
+    assert nested.error is not None and nested.error.reason == "unknown_tool"
     assert described.text.startswith("tabs: List the open tabs")
     assert json.loads(described.text.split("arguments: ", 1)[1])["properties"]["action"]["enum"]
     assert listed.text.startswith("tabs (* = current):") and "agent-contact.html" in listed.text
