@@ -54,6 +54,7 @@ def test_steps_over_ids_are_the_page_tools_calls() -> None:
         ('click "Save"', "line 1: name the element by its id in brackets, the number the page "),
         ("done\nclick [4]", "line 1: done must be the last step"),
         ("fly to [4]", "line 1: 'fly to [4]' is not a step"),
+        ("doneness [4]", "line 1: 'doneness [4]' is not a step"),  # not a done saying "ness [4]"
         ("\n# nothing\n", "give at least one step"),
     ],
 )
