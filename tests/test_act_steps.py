@@ -151,6 +151,9 @@ def test_a_failing_step_stops_the_lines_after_it(
     assert call.error is not None and call.error.reason == "disabled"
     assert saved is None  # Save, after the disabled Archive, never ran
     assert [line["status"] for line in call.value["lines"]] == ["failed", "not_run"]
+    # steps.txt replays what ran: neither the click that failed nor the one after it.
+    written = (tmp_path / "steps.txt").read_text(encoding="utf-8").splitlines()
+    assert [line for line in written if not line.startswith("#")] == []
 
 
 def test_use_tool_reads_a_tools_arguments_then_calls_it(
