@@ -225,7 +225,7 @@ def test_several_act_calls_in_one_reply_run_as_one_list_of_steps(
         )
 
     script: Script = [both, ModelReply.calling("done")]
-    result, model, page = run(browser, server.url("llm-retry.html"), script, tmp_path)
+    result, _, page = run(browser, server.url("llm-retry.html"), script, tmp_path)
     assert page_value(page, "window.clicks") == ["Publish", "Discard draft"]
     assert result.rounds == 2 and len(result.steps[0].calls) == 1  # one act, both lines
     assert result.steps[0].calls[0].error is None
