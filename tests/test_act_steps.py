@@ -34,7 +34,7 @@ from pagesight.testing import FakeOpenAI, Reply
 def test_steps_over_ids_are_the_page_tools_calls() -> None:
     lines = parse_steps(
         'type "Ada" into [5]\nselect "Tokyo" in [6] "the Location menu"\n# a comment\n'
-        "click [4]\npress Enter in [5]\nscroll down\ndrag [4] to [9]\ngo back\n"
+        "click [4]\npress Enter in [5]\nscroll down\nscroll up in [8]\ndrag [4] to [9]\ngo back\n"
         'expect "Saved"\nexpect [5] to be "Ada"\ndone "Tokyo"'
     )
     calls = [(x.tool, x.arguments) for x in lines if isinstance(x, ToolLine)]
@@ -44,12 +44,13 @@ def test_steps_over_ids_are_the_page_tools_calls() -> None:
         ("click", {"ref": 4}),
         ("press_key", {"key": "Enter", "ref": 5}),
         ("scroll", {"direction": "down"}),
+        ("scroll", {"direction": "up", "ref": 8}),
         ("drag", {"ref": 4, "to_ref": 9}),
         ("back", {}),
     ]
     checks = [(c.kind, c.value, c.ref) for c in lines if isinstance(c, CheckLine)]
     assert checks == [("expect_text", "Saved", None), ("expect_value", "Ada", 5)]
-    assert lines[-1] == DoneLine(line=11, text='done "Tokyo"', answer="Tokyo")
+    assert lines[-1] == DoneLine(line=12, text='done "Tokyo"', answer="Tokyo")
     assert refs('click [4]\ntype "x" into [7]\ndrag [1] to [2]') == [4, 7, 1, 2]
 
 
@@ -59,6 +60,7 @@ def test_steps_over_ids_are_the_page_tools_calls() -> None:
         ('click "Save"', "line 1: name the element by its id in brackets, the number the page "),
         ("done\nclick [4]", "line 1: done must be the last step"),
         ("fly to [4]", "line 1: 'fly to [4]' is not a step"),
+        ("doneness [4]", "line 1: 'doneness [4]' is not a step"),  # not a done saying "ness [4]"
         ("\n# nothing\n", "give at least one step"),
     ],
 )
@@ -155,6 +157,9 @@ def test_a_failing_step_stops_the_lines_after_it(
     assert call.error is not None and call.error.reason == "disabled"
     assert saved is None  # Save, after the disabled Archive, never ran
     assert [line["status"] for line in call.value["lines"]] == ["failed", "not_run"]
+    # steps.txt replays what ran: neither the click that failed nor the one after it.
+    written = (tmp_path / "steps.txt").read_text(encoding="utf-8").splitlines()
+    assert [line for line in written if not line.startswith("#")] == []
 
 
 def test_use_tool_reads_a_tools_arguments_then_calls_it(
@@ -169,9 +174,14 @@ def test_use_tool_reads_a_tools_arguments_then_calls_it(
     def unknown(s: State) -> Action:
         return Action(tool="use_tool", arguments={"name": "teleport"})
 
-    planner = ScriptedPlanner([read, call, unknown, Done()])
+    def itself(s: State) -> Action:  # not a way to nest calls without end
+        inner = {"name": "use_tool", "arguments": {"name": "tabs", "arguments": {}}}
+        return Action(tool="use_tool", arguments=inner)
+
+    planner = ScriptedPlanner([read, call, unknown, itself, Done()])
     result, _ = _run(browser, planner, server.url("agent-contact.html"), tmp_path)
-    described, listed, refused = (s.calls[0] for s in result.steps[:3])
+    described, listed, refused, nested = (s.calls[0] for s in result.steps[:4])
+    assert nested.error is not None and nested.error.reason == "unknown_tool"
     assert described.text.startswith("tabs: List the open tabs")
     assert json.loads(described.text.split("arguments: ", 1)[1])["properties"]["action"]["enum"]
     assert listed.text.startswith("tabs (* = current):") and "agent-contact.html" in listed.text
@@ -297,3 +307,86 @@ def _id(text: str, line: str) -> int:
     found = re.search(rf"\[(\d+)\] {re.escape(line)}", text)
     assert found, f"{line} not in {text}"
     return int(found.group(1))
+
+
+def test_a_failed_expectation_quotes_no_secret_in_its_error(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # The error's message says what the field holds: the secret typed there, which a program
+    # reading the run's result (not only its records) must see as {{TOKEN}}.
+    def check(s: State) -> Action:
+        token = ref(s, "API token", "textbox")
+        steps = f'type "{{{{TOKEN}}}}" into [{token}]\nexpect [{token}] to be "something else"'
+        return Action(tool="act", arguments={"steps": steps})
+
+    agent = Agent(browser, ScriptedPlanner([check, Done()]), out=tmp_path, secrets=SECRET)
+    result = agent.run(server.url("agent-contact.html"), goal="check the token")
+    assert agent.page is not None
+    agent.page.close()
+    (call,) = result.steps[0].calls
+    assert call.error is not None and call.error.reason == "expectation_failed"
+    assert "seen: '{{TOKEN}}'" in call.error.message
+    assert "tok-4921" not in repr(result)
+
+
+SECRET = {"TOKEN": "tok-4921"}
+
+
+def test_a_call_through_use_tool_is_written_to_steps_txt_as_the_call_it_makes(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # In core, fill_form, handle_dialog or a double click are reached only through use_tool:
+    # what they did must still reach steps.txt, and their elements the record's targets.
+    def fill(s: State) -> Action:
+        field = {"ref": ref(s, "Job title", "textbox"), "value": "CTO"}
+        inner = {"name": "fill_form", "arguments": {"fields": [field]}}
+        return Action(tool="use_tool", arguments=inner)
+
+    def save(s: State) -> Action:
+        inner = {"name": "click", "arguments": {"ref": ref(s, "Save", "button")}}
+        return Action(tool="use_tool", arguments=inner)
+
+    def steps(s: State) -> Action:
+        said = f'select "Tokyo" in [{ref(s, "Location", "combobox")}]'
+        return Action(tool="use_tool", arguments={"name": "act", "arguments": {"steps": said}})
+
+    result, saved = _run(
+        browser, ScriptedPlanner([fill, save, steps, Done()]), server.url("agent-contact.html"),
+        tmp_path,
+    )  # fmt: skip
+    assert saved["title"] == "CTO"
+    assert [t["name"] for t in result.steps[1].targets] == ["Save"]
+    written = (tmp_path / "steps.txt").read_text(encoding="utf-8").splitlines()
+    said = [line.split("  @ ")[0] for line in written if not line.startswith("# The run")]
+    assert said[-3].startswith("# filled the fields [") and "in one round" in said[-3]
+    assert said[-2:] == [
+        'click "Save" button in "Alice Chen"',
+        'select "Tokyo" in "Location" dropdown in "Alice Chen"',
+    ]
+    (shown,) = progress_lines(result.steps[2])  # a line a step, as for act by its name
+    assert shown.step.startswith('select "Tokyo" in [') and shown.effect == "value_change"
+
+
+def test_wait_for_in_act_waits_for_a_text_that_comes_later(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # "Import finished" shows 600 ms after the click: a wait for polls for it (an expect,
+    # reading the page once, would not see it yet).
+    def start(s: State) -> Action:
+        steps = f'click [{ref(s, "Start import", "button")}]\nwait for "Import finished"\ndone'
+        return Action(tool="act", arguments={"steps": steps})
+
+    agent = Agent(browser, ScriptedPlanner([start, Done()]), out=tmp_path)
+    result = agent.run(server.url("tools-wait-for.html"), goal="import")
+    assert agent.page is not None
+    agent.page.close()
+    (call,) = result.steps[0].calls
+    assert call.error is None, call.text
+    assert result.stop_reason == "done" and result.rounds == 1
+    assert call.value["lines"][1] == {
+        "step": 'wait for "Import finished"',
+        "check": "wait_for",
+        "value": "Import finished",
+        "ref": None,
+        "ok": True,
+    }

@@ -255,3 +255,15 @@ def test_a_hung_tab_is_asked_once_and_browser_navigate_replaces_it(
     assert after_close.is_error
     assert text(after_close).startswith("error (page_crashed):"), text(after_close)
     assert "the page closed" in text(after_close), text(after_close)
+
+
+def test_browser_use_tool_reaches_every_tool_its_errors_name(tmp_path: Path) -> None:
+    # An unknown name is answered with the tools there are; each of them can be reached
+    # through browser_use_tool, browser_close (the server's own) included.
+    server = PagesightMCP(BrowserOptions(output_dir=tmp_path))
+    unknown = asyncio.run(server.call_tool("browser_use_tool", {"name": "close"}))
+    assert unknown.is_error and "browser_close" in text(unknown)
+    about = asyncio.run(server.call_tool("browser_use_tool", {"name": "browser_close"}))
+    assert not about.is_error and text(about).startswith("browser_close: Close the browser.")
+    call = {"name": "browser_close", "arguments": {}}
+    assert text(asyncio.run(server.call_tool("browser_use_tool", call))) == "no browser"

@@ -186,6 +186,66 @@ def test_done_in_the_same_reply_as_an_action_is_refused(
     assert answers["b"].startswith("error (invalid_arguments): done: call done alone")
 
 
+def test_act_beside_another_tool_in_one_reply_is_refused_saying_how_to_call_it(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # A model making parallel calls (act, then a find) would otherwise have them run as a
+    # batch, which refuses act as "not a page action": a round spent on an untrue error.
+    def publish_and_find(m: Sequence[Message]) -> ModelReply:
+        steps = f"click [{seen_ref(m, 'button', 'Publish')}]"
+        return ModelReply(
+            tool_calls=(
+                ToolCall(id="a", name="act", arguments={"steps": steps}),
+                ToolCall(id="b", name="find_element", arguments={"query": "status"}),
+            )
+        )
+
+    def publish(m: Sequence[Message]) -> ModelReply:
+        return ModelReply.calling("act", steps=f"click [{seen_ref(m, 'button', 'Publish')}]")
+
+    script: Script = [publish_and_find, publish, ModelReply.calling("done")]
+    result, model, page = run(browser, server.url("llm-retry.html"), script, tmp_path)
+    assert page_value(page, "window.clicks") == ["Publish"]
+    assert result.stop_reason == "done" and result.rounds == 2  # the act, then done
+    answers = {m.tool_call_id: m.content for m in model.requests[1] if m.role == "tool"}
+    assert answers["a"].startswith("error (invalid_arguments): act: call act alone")
+    assert answers["b"] == "not run: another call of this reply was refused"
+
+
+def test_several_act_calls_in_one_reply_run_as_one_list_of_steps(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    def both(m: Sequence[Message]) -> ModelReply:
+        publish, discard = (seen_ref(m, "button", n) for n in ("Publish", "Discard draft"))
+        return ModelReply(
+            tool_calls=(
+                ToolCall(id="a", name="act", arguments={"steps": f"click [{publish}]"}),
+                ToolCall(id="b", name="act", arguments={"steps": f"click [{discard}]"}),
+            )
+        )
+
+    script: Script = [both, ModelReply.calling("done")]
+    result, _, page = run(browser, server.url("llm-retry.html"), script, tmp_path)
+    assert page_value(page, "window.clicks") == ["Publish", "Discard draft"]
+    assert result.rounds == 2 and len(result.steps[0].calls) == 1  # one act, both lines
+    assert result.steps[0].calls[0].error is None
+
+
+def test_the_system_prompt_teaches_the_tools_the_profile_shows(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    prompts = {}
+    for profile in ("core", "full"):
+        model = ScriptedModel([ModelReply.calling("done")])
+        agent = Agent(browser, ModelPlanner(model), out=tmp_path / profile, tool_profile=profile)
+        agent.run(server.url("llm-retry.html"), goal="the goal")
+        assert agent.page is not None
+        agent.page.close()
+        prompts[profile] = model.requests[0][0].content
+    assert "Act with `act`, one step a line" in prompts["core"]
+    assert "`act`" not in prompts["full"] and "`batch`" in prompts["full"]
+
+
 def test_calls_without_ids_get_ids_of_their_own_to_be_answered_by(
     browser: Browser, server: StaticServer, tmp_path: Path
 ) -> None:

@@ -172,6 +172,22 @@ def test_openai_cached_tokens_are_priced_at_the_cached_rate() -> None:
     assert usage.cost == pytest.approx(0.0018624)
 
 
+def test_an_openai_compatible_servers_cache_writes_are_priced_at_the_write_rate() -> None:
+    add_price("openrouter:cache-7b", input=1.0, output=2.0, cached_input=0.25, cache_write=1.5)
+    try:
+        script = [Reply(text="ok", usage=(1_000_000, 0), cache=(500_000, 100_000))]
+        with FakeOpenAI(script) as fake:
+            model = OpenAIChat(
+                model="cache-7b", base_url=fake.base_url, api_key="k", provider="openrouter"
+            )
+            usage = _usage(model)
+    finally:
+        del PRICES["openrouter:cache-7b"]
+    assert (usage.cached_input_tokens, usage.cache_write_tokens) == (500_000, 100_000)
+    # 400,000 afresh x 1 + 500,000 read x 0.25 + 100,000 written x 1.5.
+    assert usage.cost == pytest.approx(0.675)
+
+
 def test_anthropic_cache_reads_and_writes_are_priced_at_their_rates() -> None:
     # claude-haiku-4-5: $1 a million input tokens, $0.10 a cache read, $1.25 a cache write
     # (5 minutes), $5 output. The API reports the input in three parts, which add up.

@@ -68,7 +68,7 @@ _BACK = re.compile(r"(?:go\s+)?back", re.IGNORECASE)
 _SCROLL = re.compile(
     r"scroll\s+(?P<dir>up|down|left|right)(?:\s+(?:in|on)\s+(?P<x>.+))?", re.IGNORECASE
 )
-_DONE = re.compile(rf"done(?:\s*:?\s*(?P<v>{_QUOTED}|.+))?", re.IGNORECASE)
+_DONE = re.compile(rf"done\b(?:\s*:?\s*(?P<v>{_QUOTED}|.+))?", re.IGNORECASE)  # not "doneness"
 _ID = re.compile(r"\[(\d+)\](?P<words>.*)")
 
 

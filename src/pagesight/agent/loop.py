@@ -451,7 +451,10 @@ def _refs(decision: Decision) -> list[int]:
     actions = decision.actions if isinstance(decision, Batch) else (decision,)
     out: list[int] = []
     for action in actions:
-        if isinstance(action, Action) and action.tool == "act":
+        called = _called(action) if isinstance(action, Action) else None
+        if called is not None:  # its elements are marked and recorded as a direct call's
+            out.extend(_refs(called))
+        elif isinstance(action, Action) and action.tool == "act":
             steps = action.arguments.get("steps")
             out.extend(idsteps.refs(steps) if isinstance(steps, str) else ())
         elif isinstance(action, Action):
@@ -460,6 +463,15 @@ def _refs(decision: Decision) -> list[int]:
                 if isinstance(value, int) and not isinstance(value, bool):
                     out.append(value)
     return out
+
+
+def _called(action: Action) -> Action | None:
+    """The call a ``use_tool`` action makes (``None`` for any other action, and for one that
+    only reads a tool's arguments)."""
+    name, inner = action.arguments.get("name"), action.arguments.get("arguments")
+    if action.tool != profiles.ON_DEMAND or not isinstance(name, str) or not name:
+        return None
+    return Action(tool=name, arguments=inner) if isinstance(inner, dict) else None
 
 
 def _after_text_layer(result: RunResult, text_layer: TextLayerResult | None) -> RunResult:

@@ -62,6 +62,12 @@ def error_result(exc: InputError, session: Session) -> ToolResult:
 
 
 def masked(result: ToolResult, session: Session) -> ToolResult:
-    """``result`` with every secret value in its text and value written ``{{NAME}}``."""
+    """``result`` with every secret value in its text, value and error written ``{{NAME}}``
+    (an error may quote the page: ``expect`` says what a field holds, a secret typed there)."""
     secrets = session.secrets
-    return replace(result, text=secrets.mask(result.text), value=secrets.mask(result.value))
+    error = result.error
+    if error is not None:
+        error = replace(error, message=secrets.mask(error.message))
+    return replace(
+        result, text=secrets.mask(result.text), value=secrets.mask(result.value), error=error
+    )

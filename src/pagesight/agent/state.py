@@ -159,7 +159,7 @@ class RunResult:
     steps: tuple[StepRecord, ...]
     final_url: str
     rounds: int
-    """Decisions that acted on the page: a batch counts one."""
+    """Decisions that acted on the page or ended the run (``done``): a batch counts one."""
     tokens: int
     """Observation tokens the planner was shown, summed over the steps."""
     seconds: float

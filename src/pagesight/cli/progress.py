@@ -31,7 +31,9 @@ class ProgressLine:
 def progress_lines(record: StepRecord) -> list[ProgressLine]:
     decision = record.decision
     raw = decision.raw if isinstance(decision.raw, dict) else None
-    if record.calls and record.calls[0].tool == "act" and record.calls[0].value.get("lines"):
+    called = record.calls[0] if record.calls else None
+    # An act call, by its name or through use_tool (whose value is then the act's own).
+    if called is not None and called.tool in ("act", "use_tool") and called.value.get("lines"):
         return _act_lines(record)
     if raw is None or raw.get("planner") != "steps":
         return [_generic(record)]

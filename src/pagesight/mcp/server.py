@@ -47,6 +47,9 @@ _TAB_GONE = "call browser_navigate to open a fresh tab, or browser_tabs to use a
 _ANSWER_S = 2.0
 """How long a tab that hung on the last call is given to answer before the next is refused."""
 
+_NONE: dict[str, Any] = {"type": "object", "properties": {}, "additionalProperties": False}
+"""The input schema of ``browser_close``: no arguments."""
+
 log = logging.getLogger("pagesight.mcp")
 
 
@@ -94,11 +97,8 @@ class PagesightMCP(MCPServer[Any]):
             tools.append(
                 MCPTool(name=names.USE_TOOL, description=listing, input_schema=use.input_schema)
             )
-        close_schema = {"type": "object", "properties": {}, "additionalProperties": False}
         tools.append(
-            MCPTool(
-                name=names.CLOSE, description=names.CLOSE_DESCRIPTION, input_schema=close_schema
-            )
+            MCPTool(name=names.CLOSE, description=names.CLOSE_DESCRIPTION, input_schema=_NONE)
         )
         return tools
 
@@ -220,7 +220,13 @@ class PagesightMCP(MCPServer[Any]):
             return failure("invalid_arguments", validation_message(names.USE_TOOL, exc))
         name, inner = checked["name"], checked["arguments"]
         offered = self._offered.get(name)
-        if offered is None or name == names.USE_TOOL:
+        if name == names.CLOSE:  # the server's own, reached as the unknown name's error says
+            if inner is None:
+                schema = json.dumps(_NONE, separators=(",", ":"))
+                text = f"{name}: {names.CLOSE_DESCRIPTION}\narguments: {schema}"
+                return CallToolResult(content=[TextContent(text=text)])
+            return await self._call(holder, name, inner, ask)
+        if offered is None:
             known = ", ".join([*self._offered, names.CLOSE])
             return failure("unknown_tool", f"no tool named {name!r}; tools: {known}")
         if inner is None:

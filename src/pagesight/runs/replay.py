@@ -33,7 +33,7 @@ def compile_run(records: list[dict[str, Any]], *, folder: str = "") -> str:
     ]
     origin = _origin(start)
     for record in records:
-        decision = record["decision"]
+        decision = _called(record["decision"])
         raw = decision.get("raw")
         planned = raw if isinstance(raw, dict) and raw.get("planner") == "steps" else None
         if planned is not None:
@@ -46,7 +46,7 @@ def compile_run(records: list[dict[str, Any]], *, folder: str = "") -> str:
         if decision["type"] == "action" and decision["tool"] == "act":
             lines.extend(_act_lines(record, origin))
             continue
-        ran = _ran(record, len(actions))
+        ran = _ran(record, len(actions), batch=decision["type"] == "batch")
         targets = {t["id"]: t for t in record.get("targets", ())}
         steps = planned.get("steps", []) if planned is not None else []
         for i, action in enumerate(actions):
@@ -82,13 +82,28 @@ def _act_lines(record: dict[str, Any], origin: str) -> list[str]:
     return out
 
 
-def _ran(record: dict[str, Any], count: int) -> list[bool]:
+def _called(decision: dict[str, Any]) -> dict[str, Any]:
+    """A ``use_tool`` decision as the call it made, written as that call is (in the ``core``
+    profile, ``fill_form``, ``handle_dialog`` or a double click are reached only this way);
+    any other decision as it is."""
+    args = decision.get("arguments") or {}
+    name, inner = args.get("name"), args.get("arguments")
+    if decision["type"] != "action" or decision.get("tool") != "use_tool":
+        return decision
+    if not isinstance(name, str) or not isinstance(inner, dict):
+        return decision  # it read a tool's arguments: nothing was done
+    if name == "batch":
+        return {**decision, "type": "batch", "actions": inner.get("actions") or []}
+    return {**decision, "tool": name, "arguments": inner}
+
+
+def _ran(record: dict[str, Any], count: int, *, batch: bool) -> list[bool]:
     """Which of the decision's actions ran to the end (a batch stops at the first failure)."""
     calls = record.get("calls") or []
     if not calls:
         return [False] * count
     call = calls[0]
-    if call["tool"] != "batch":
+    if not batch:
         return [bool(call["ok"])]
     statuses = [s["status"] for s in (call.get("value") or {}).get("steps", [])]
     return [i < len(statuses) and statuses[i] == "done" for i in range(count)]

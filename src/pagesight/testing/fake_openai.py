@@ -93,7 +93,12 @@ class FakeOpenAI(ScriptedServer):
                 "prompt_tokens": usage[0],
                 "completion_tokens": usage[1],
                 "total_tokens": usage[0] + usage[1],
-                "prompt_tokens_details": {"cached_tokens": cache[0], "audio_tokens": 0},
+                "prompt_tokens_details": {
+                    "cached_tokens": cache[0],
+                    "audio_tokens": 0,
+                    # What OpenAI-compatible servers that charge for writes (OpenRouter) add.
+                    **({"cache_write_tokens": cache[1]} if cache[1] else {}),
+                },
             },
         }
 

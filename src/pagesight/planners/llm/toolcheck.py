@@ -35,6 +35,9 @@ class CheckedCalls:
 def check_calls(calls: Sequence[ToolCall], tools: Sequence[ToolSpec]) -> CheckedCalls:
     """Check each of ``calls`` against the tool it names among ``tools``."""
     by_name = {t.name: t for t in tools}
+    # Several act calls are one list of steps; beside any other tool they would run as a
+    # batch, which takes page actions only (act is a list of them): refused, saying how.
+    mixed = len({c.name == "act" for c in calls}) > 1
     checked, errors = [], []
     for call in calls:
         arguments, error = _check(call.name, call.arguments, by_name)
@@ -42,6 +45,11 @@ def check_calls(calls: Sequence[ToolCall], tools: Sequence[ToolSpec]) -> Checked
             error = (
                 "error (invalid_arguments): done: call done alone, in a reply of its own, "
                 "once the page shows the goal is reached"
+            )
+        if error is None and call.name == "act" and mixed:
+            error = (
+                "error (invalid_arguments): act: call act alone (several act calls are one "
+                "list of steps); call other tools in a reply of their own"
             )
         checked.append(replace(call, arguments=arguments))
         errors.append(error)
