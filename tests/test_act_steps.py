@@ -390,3 +390,38 @@ def test_wait_for_in_act_waits_for_a_text_that_comes_later(
         "ref": None,
         "ok": True,
     }
+
+
+def test_a_risky_line_after_a_check_is_asked_about_before_any_line_runs(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    asked: list[str] = []
+
+    def person(risk: Any) -> bool:
+        asked.append(risk.action)
+        return False  # declined: nothing may have run
+
+    def save_then_delete(s: State) -> Action:
+        steps = (
+            f"click [{ref(s, 'Save profile', 'button')}]\n"
+            'wait for "save"\n'
+            f"click [{ref(s, 'Delete account', 'button')}]"
+        )
+        return Action(tool="act", arguments={"steps": steps})
+
+    agent = Agent(
+        browser,
+        ScriptedPlanner([save_then_delete, Done()]),
+        out=tmp_path,
+        confirm="risky",
+        confirmer=person,
+    )
+    result = agent.run(server.url("confirm-risky.html"), goal="save, then delete")
+    assert agent.page is not None
+    done = agent.page.playwright.evaluate("window.log")
+    agent.page.close()
+    assert len(asked) == 1 and "Delete account" in asked[0]  # asked once, first
+    assert done == []  # Save, before the risky line, did not run either
+    (call,) = result.steps[0].calls
+    assert call.error is not None and call.error.reason == "declined_by_person"
+    assert call.error.message.startswith("line 3: ") and "nothing was run" in call.error.message

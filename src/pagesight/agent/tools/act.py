@@ -4,7 +4,7 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from pagesight.agent.idsteps import CheckLine, DoneLine, ToolLine, parse_steps
+from pagesight.agent.idsteps import CheckLine, DoneLine, Line, ToolLine, parse_steps
 from pagesight.agent.results import masked
 from pagesight.agent.session import Session
 from pagesight.agent.tool import ToolFailure, ToolResult
@@ -30,6 +30,22 @@ async def act(session: Session, *, steps: str) -> ToolResult:
         lines = parse_steps(steps)
     except StepsError as exc:
         return ToolResult.failure(exc.reason, str(exc))
+    if not _one_batch(lines):
+        # Run as several batches, a risky line in a later one would be asked about once the
+        # earlier ones ran (and an MCP client's retry after the question runs them again):
+        # every action line is put to the confirm policy first, and none is asked twice.
+        refused = await _gate(session, lines)
+        if refused is not None:
+            return refused
+        confirm, session.confirm = session.confirm, replace(session.confirm, mode="never")
+        try:
+            return await _run(session, lines)
+        finally:
+            session.confirm = confirm
+    return await _run(session, lines)
+
+
+async def _run(session: Session, lines: tuple[Line, ...]) -> ToolResult:
     texts: list[str] = []
     record: list[dict[str, Any]] = []
     ran_steps: list[dict[str, Any]] = []  # each action's step as the batch reported it
@@ -98,6 +114,34 @@ async def act(session: Session, *, steps: str) -> ToolResult:
     if pending:
         result = await run_pending()
     return _finish(result, texts, record, ran_steps, session)
+
+
+def _one_batch(lines: tuple[Line, ...]) -> bool:
+    """Whether the action lines run as one batch: no check or relative ``go to`` splits
+    them (``batch`` puts every step to the confirm policy before the first runs)."""
+    actions = [i for i, line in enumerate(lines) if isinstance(line, ToolLine)]
+    if not actions:
+        return True
+    inside = lines[actions[0] : actions[-1] + 1]
+    return all(isinstance(x, ToolLine) for x in inside) and not any(
+        _relative(x) for x in inside[1:] if isinstance(x, ToolLine)
+    )
+
+
+async def _gate(session: Session, lines: tuple[Line, ...]) -> ToolResult | None:
+    """Every action line checked and put to the confirm policy, before any runs: the
+    first refused (a person declined, no one to ask, bad arguments), or None."""
+    for line in lines:
+        if not isinstance(line, ToolLine):
+            continue
+        arguments = line.arguments
+        if _relative(line):
+            arguments = {"url": urljoin(session.page.url, arguments["url"])}
+        planned = await session.registry.plan(line.tool, arguments, session)
+        if isinstance(planned, ToolResult) and planned.error is not None:
+            message = f"line {line.line}: {planned.error.message}; nothing was run"
+            return masked(ToolResult.failure(planned.error.reason, message), session)
+    return None
 
 
 def _relative(line: ToolLine) -> bool:
