@@ -62,6 +62,7 @@ def test_steps_over_ids_are_the_page_tools_calls() -> None:
         ("fly to [4]", "line 1: 'fly to [4]' is not a step"),
         ("doneness [4]", "line 1: 'doneness [4]' is not a step"),  # not a done saying "ness [4]"
         ("\n# nothing\n", "give at least one step"),
+        ('click [4]\nexpect ""', 'line 2: expect "": give the text the page should show'),
     ],
 )
 def test_a_step_that_cannot_run_is_refused_naming_its_line(steps: str, said: str) -> None:

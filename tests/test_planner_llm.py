@@ -102,7 +102,9 @@ def test_invalid_arguments_and_an_unknown_tool_are_fed_back_then_the_retry_runs(
     ]
     result, model, page = run(browser, server.url("llm-retry.html"), script, tmp_path)
     assert page_value(page, "window.clicks") == ["Publish"]
-    assert result.stop_reason == "done" and result.rounds == 2  # the click, then done
+    assert (
+        result.stop_reason == "done" and result.rounds == 4
+    )  # two refused replies, the click, then done
     # Each refusal reached the model as the result of the call it made, in words.
     bad_args, unknown = model.requests[1][-1], model.requests[2][-1]
     assert (bad_args.role, bad_args.tool_call_id) == ("tool", "c1")
@@ -180,7 +182,9 @@ def test_done_in_the_same_reply_as_an_action_is_refused(
     ]
     result, model, page = run(browser, server.url("llm-retry.html"), script, tmp_path)
     assert page_value(page, "window.clicks") == ["Publish"]
-    assert result.stop_reason == "done" and result.rounds == 2  # the click, then done
+    assert (
+        result.stop_reason == "done" and result.rounds == 3
+    )  # the refused reply, the click, then done
     answers = {m.tool_call_id: m.content for m in model.requests[1] if m.role == "tool"}
     assert answers["a"] == "not run: another call of this reply was refused"
     assert answers["b"].startswith("error (invalid_arguments): done: call done alone")
@@ -206,7 +210,9 @@ def test_act_beside_another_tool_in_one_reply_is_refused_saying_how_to_call_it(
     script: Script = [publish_and_find, publish, ModelReply.calling("done")]
     result, model, page = run(browser, server.url("llm-retry.html"), script, tmp_path)
     assert page_value(page, "window.clicks") == ["Publish"]
-    assert result.stop_reason == "done" and result.rounds == 2  # the act, then done
+    assert (
+        result.stop_reason == "done" and result.rounds == 3
+    )  # the refused reply, the act, then done
     answers = {m.tool_call_id: m.content for m in model.requests[1] if m.role == "tool"}
     assert answers["a"].startswith("error (invalid_arguments): act: call act alone")
     assert answers["b"] == "not run: another call of this reply was refused"

@@ -134,6 +134,8 @@ def _of_step(step: Step, number: int) -> Line:
 
     kind = step.kind
     if kind in ("wait_for", "expect_text"):
+        if not value.strip():  # every page shows the empty text: a check that cannot fail
+            raise StepsError(f"{step.text}: give the text the page should show", line=number)
         return CheckLine(line=number, text=step.text, kind=kind, value=value)
     if kind == "expect_value":
         return CheckLine(line=number, text=step.text, kind=kind, value=value, ref=ref())

@@ -300,8 +300,7 @@ class AsyncAgent:
             answer=answer,
             steps=tuple(history),
             final_url=self._secrets.mask(session.page.url),
-            # A round is one answer of the planner: an action, a batch, or done.
-            rounds=sum(1 for s in history if isinstance(s.decision, Action | Batch | Done)),
+            rounds=sum(_answers(s.decision) for s in history),
             tokens=sum(s.tokens for s in history),
             seconds=time.monotonic() - started,
             folder=recorder.folder,
@@ -439,6 +438,18 @@ def mask_exception(exc: BaseException, secrets: Secrets) -> None:
 
 def _answer(decision: Decision) -> str | None:
     return decision.answer if isinstance(decision, Done) else None
+
+
+def _answers(decision: Decision) -> int:
+    """The rounds a decision took: the planner's answers, a model's responses — one for an
+    action, a batch or done, and one more for each reply refused before it (``retried``) or
+    request a page of many badges split into (``split``); a stop counts when a model gave it
+    (it reports usage, or its raw answer is a reply), not when the loop or a script did."""
+    raw = decision.raw if isinstance(decision.raw, dict) else {}
+    extra = sum(len(raw[k]) for k in ("retried", "split") if isinstance(raw.get(k), list))
+    if isinstance(decision, Stop) and decision.usage is None and "tool_calls" not in raw:
+        return 0
+    return 1 + extra
 
 
 def _targets(obs: Observation, decision: Decision, secrets: Secrets) -> tuple[dict[str, Any], ...]:

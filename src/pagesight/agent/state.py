@@ -159,7 +159,9 @@ class RunResult:
     steps: tuple[StepRecord, ...]
     final_url: str
     rounds: int
-    """Decisions that acted on the page or ended the run (``done``): a batch counts one."""
+    """The planner's answers, a model's responses: one for each action, batch (however many
+    steps) or ``done``, one more for each reply refused and asked again, and the text layer's
+    answer; a stop the loop or a script made counts none."""
     tokens: int
     """Observation tokens the planner was shown, summed over the steps."""
     seconds: float
