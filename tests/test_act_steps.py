@@ -28,6 +28,7 @@ from pagesight.mcp.browsers import BrowserOptions
 from pagesight.mcp.server import PagesightMCP
 from pagesight.models.openai_chat import OpenAIChat
 from pagesight.planners.llm.planner import ModelPlanner
+from pagesight.runs.replay import compile_run
 from pagesight.testing import FakeOpenAI, Reply
 
 
@@ -59,7 +60,7 @@ def test_steps_over_ids_are_the_page_tools_calls() -> None:
     [
         ('click "Save"', "line 1: name the element by its id in brackets, the number the page "),
         ("done\nclick [4]", "line 1: done must be the last step"),
-        ("fly to [4]", "line 1: 'fly to [4]' is not a step"),
+        ("fly to [4]", "line 1: 'fly to [4]' is not a step; a step is one of: click [4], type"),
         ("doneness [4]", "line 1: 'doneness [4]' is not a step"),  # not a done saying "ness [4]"
         ("\n# nothing\n", "give at least one step"),
         ('click [4]\nexpect ""', 'line 2: expect "": give the text the page should show'),
@@ -426,3 +427,15 @@ def test_a_risky_line_after_a_check_is_asked_about_before_any_line_runs(
     (call,) = result.steps[0].calls
     assert call.error is not None and call.error.reason == "declined_by_person"
     assert call.error.message.startswith("line 3: ") and "nothing was run" in call.error.message
+
+
+def test_steps_txt_says_a_scroll_of_the_page_as_a_comment() -> None:
+    line = {"tool": "scroll", "arguments": {"direction": "down"}, "status": "done"}
+    record = {
+        "url": "http://127.0.0.1:9/",
+        "decision": {"type": "action", "tool": "act", "arguments": {"steps": "scroll down"}},
+        "calls": [{"tool": "act", "ok": True, "value": {"lines": [line]}}],
+        "targets": [],
+    }
+    written = compile_run([record]).splitlines()
+    assert written[-1] == "# scrolled the page down (the steps language has no step for it)"

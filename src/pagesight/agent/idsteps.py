@@ -63,6 +63,13 @@ class DoneLine:
 
 Line = ToolLine | CheckLine | DoneLine
 
+FORMS = (
+    'click [4], type "V" into [4], select "V" in [4], press KEY (in [4]), hover [4], '
+    'scroll to [4], scroll down (in [4]), drag [4] to [9], upload "FILE" to [4], go to URL, '
+    'go back, wait for "TEXT", expect "TEXT", expect [4] to be "V", done ("ANSWER")'
+)
+"""Every form, for an error naming a line that is none."""
+
 _QUOTED = r'"(?:[^"\\]|\\.)*"|“[^”]*”'
 _BACK = re.compile(r"(?:go\s+)?back", re.IGNORECASE)
 _SCROLL = re.compile(
@@ -116,7 +123,15 @@ def _line(text: str, number: int) -> Line:
         if scroll["x"]:
             args["ref"] = _ref(Target(words=scroll["x"].strip()), number)
         return ToolLine(line=number, text=text, tool="scroll", arguments=args)
-    step = parse_line(text, number)
+    try:
+        step = parse_line(text, number)
+    except StepsError as exc:
+        if " is not a step; " not in str(exc):
+            raise
+        # The grammar's own list names elements in words; here they are ids.
+        raise StepsError(
+            f"{text!r} is not a step; a step is one of: {FORMS}", line=number
+        ) from None
     assert step is not None  # blank lines and comments were skipped
     return _of_step(step, number)
 

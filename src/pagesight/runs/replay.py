@@ -155,6 +155,8 @@ def _action_line(
     if tool == "handle_dialog":
         answer = "accept" if args.get("accept") else "dismiss"
         return f"# {answer} the next dialog (the steps language has no step for it)"
+    if tool == "scroll" and x is None and args.get("direction"):
+        return f"# scrolled the page {args['direction']} (the steps language has no step for it)"
     if x is None:
         return None  # not a page action (observe, find_element, screenshot, tabs, …)
     if tool == "click":
