@@ -5,6 +5,7 @@ read each page's real state beside what the tools answered."""
 from __future__ import annotations
 
 import io
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -301,7 +302,11 @@ def test_browser_close_then_the_next_call_starts_afresh(
     _open(mcp, server.url("act-links.html?close=1"))
     closed = ok(mcp.call("browser_close"))
     assert closed == "browser closed; the next call starts a fresh one"
-    # Attached: closing left the test's Chromium running, without the server's tab.
+    # Attached: closing left the test's Chromium running, without the server's tab. The
+    # test's own connection hears of the closed tab an event later, so it is given a moment.
+    deadline = time.monotonic() + 10
+    while [p for p in browser.pages if "close=1" in p.url] and time.monotonic() < deadline:
+        time.sleep(0.05)
     assert not [p for p in browser.pages if "close=1" in p.url]
     again = ok(mcp.call("browser_snapshot"))
     assert again.startswith('page "" about:blank')
