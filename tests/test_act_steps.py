@@ -18,7 +18,7 @@ from model_support import GOAL, SAVED, latest_page
 from model_support import ref as ref_in
 from pagesight import Action, Agent, Browser, Done, RunResult, StepsError
 from pagesight.agent import ScriptedPlanner, State
-from pagesight.agent.idsteps import CheckLine, DoneLine, ToolLine, parse_steps, refs
+from pagesight.agent.idsteps import TOOLS, CheckLine, DoneLine, ToolLine, parse_steps, refs
 from pagesight.agent.profiles import ACTED, CORE, ON_DEMAND, shown, specs
 from pagesight.agent.registry import ToolRegistry
 from pagesight.agent.untrusted import OPEN
@@ -53,6 +53,7 @@ def test_steps_over_ids_are_the_page_tools_calls() -> None:
     assert checks == [("expect_text", "Saved", None), ("expect_value", "Ada", 5)]
     assert lines[-1] == DoneLine(line=12, text='done "Tokyo"', answer="Tokyo")
     assert refs('click [4]\ntype "x" into [7]\ndrag [1] to [2]') == [4, 7, 1, 2]
+    assert {tool for tool, _ in calls} <= TOOLS  # the tools use_tool's list leaves out
 
 
 @pytest.mark.parametrize(

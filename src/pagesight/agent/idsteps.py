@@ -63,6 +63,12 @@ class DoneLine:
 
 Line = ToolLine | CheckLine | DoneLine
 
+TOOLS = frozenset(
+    {"click", "input", "select", "press_key", "hover", "scroll", "drag", "upload"}
+    | {"navigate", "back"}
+)
+"""The page tools a line can be (see :func:`_of_step` and :func:`_line`)."""
+
 FORMS = (
     'click [4], type "V" into [4], select "V" in [4], press KEY (in [4]), hover [4], '
     'scroll to [4], scroll down (in [4]), drag [4] to [9], upload "FILE" to [4], go to URL, '

@@ -126,8 +126,14 @@ class AsyncAgent:
         self._max_steps = max_steps
         self._out = Path(out) if out is not None else None
         self._registry = ToolRegistry.discover(tools)
-        self._profile = check_profile(tool_profile)
         self._skills = Skills.load(skills)
+        # What a model planner is shown, and may call, is the same every step: worked out
+        # once, so each request's tools (a prompt cache's prefix) are the very same.
+        self._catalog = self._skills.catalog()
+        self._shown = profiles.specs(
+            self._registry, check_profile(tool_profile), skills=bool(self._catalog)
+        )
+        self._reachable = self._registry.specs()
         self._secrets = Secrets(secrets)
         self._on_step = on_step
         self._timeout = float(timeout)
@@ -335,11 +341,9 @@ class AsyncAgent:
             text=self._secrets.mask(replace(obs, changes=None).text()),
             delta=delta,
             history=tuple(history),
-            tools=profiles.specs(
-                self._registry, self._profile, skills=bool(self._skills.catalog())
-            ),
-            reachable=self._registry.specs(),
-            skills=self._skills.catalog(),
+            tools=self._shown,
+            reachable=self._reachable,
+            skills=self._catalog,
             legend=self._secrets.mask(obs.text("legend")) if obs.mode == "vision" else None,
             shoot=shoot,
         )

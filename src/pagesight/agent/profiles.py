@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, Literal, get_args
 
+from pagesight.agent import idsteps
 from pagesight.errors import InvalidOption
 
 if TYPE_CHECKING:  # (the CLI reads the profiles' names before anything else is imported)
@@ -32,10 +33,7 @@ ON_DEMAND = "use_tool"
 STEPS_ONLY = ("act", ON_DEMAND)
 """The tools ``full`` leaves out: it shows each action as a tool of its own instead."""
 SKILLS = "load_skill"
-ACTED = frozenset(
-    {"click", "input", "select", "press_key", "hover", "scroll", "drag", "upload"}
-    | {"navigate", "back", "batch", "done"}
-)
+ACTED = idsteps.TOOLS | {"batch", "done"}
 """The tools whose work ``act``'s lines do: ``use_tool`` still reaches them (a double or
 right click, typing key by key), but its description need not list them."""
 

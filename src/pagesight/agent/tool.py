@@ -24,6 +24,7 @@ moment) and reports by its Effect — and which the ``batch`` tool can gather in
 from __future__ import annotations
 
 import inspect
+import json
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
@@ -184,6 +185,12 @@ def _hints(function: ToolFunction, where: str) -> dict[str, Any]:
         raise InvalidOption(
             "tools", f"{where}: an annotation names {exc.name!r}, which its module does not define"
         ) from exc
+
+
+def described(name: str, description: str, schema: Mapping[str, Any]) -> str:
+    """A tool as ``use_tool`` tells a model of it before a call: its name and description,
+    then its input schema as compact JSON."""
+    return f"{name}: {description}\narguments: {json.dumps(schema, separators=(',', ':'))}"
 
 
 def validation_message(tool: str, exc: pydantic.ValidationError) -> str:

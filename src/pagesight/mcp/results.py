@@ -24,8 +24,8 @@ from pagesight.agent.secrets import Secrets
 from pagesight.agent.tool import ToolResult
 from pagesight.agent.untrusted import untrusted
 from pagesight.observe.observation import Observation
-from pagesight.observe.passes import changes_since, reads_on, smaller_than_page
-from pagesight.planners.llm.reply import Told, block, news, what_changed, whole_page
+from pagesight.observe.passes import changes_since, reads_on
+from pagesight.planners.llm.reply import Told, block, changed_part, whole_page
 
 
 def content(result: ToolResult, *, before: Observation | None) -> CallToolResult:
@@ -55,12 +55,7 @@ def page_after(result: ToolResult, *, before: Observation | None) -> str | None:
     changed = changes_since(after, before)
     if changed.changes is None or changed.changes.new_document:
         return whole_page(page)
-    shown = news(changed.text(), changed, Told.by([result.value]))
-    if shown is None:
-        return None
-    if not smaller_than_page(shown, page):
-        return whole_page(page)
-    return what_changed(shown)
+    return changed_part(changed.text(), changed, Told.by([result.value]), page)
 
 
 def masked(result: CallToolResult, secrets: Secrets) -> CallToolResult:

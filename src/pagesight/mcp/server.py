@@ -12,7 +12,6 @@ is put to the user by elicitation (:mod:`pagesight.mcp.confirm`).
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import replace
 from typing import Any, overload
@@ -28,7 +27,7 @@ from pagesight.agent.loop import mask_exception
 from pagesight.agent.profiles import DEFAULT_PROFILE, ON_DEMAND, Profile, check_profile
 from pagesight.agent.registry import ToolRegistry
 from pagesight.agent.session import Session
-from pagesight.agent.tool import validation_message
+from pagesight.agent.tool import described, validation_message
 from pagesight.agent.untrusted import RULE
 from pagesight.errors import PageCrashed, PagesightError, PageUnresponsive, RuntimeFailure
 from pagesight.mcp import names
@@ -221,18 +220,14 @@ class PagesightMCP(MCPServer[Any]):
         name, inner = checked["name"], checked["arguments"]
         offered = self._offered.get(name)
         if name == names.CLOSE:  # the server's own, reached as the unknown name's error says
-            if inner is None:
-                schema = json.dumps(_NONE, separators=(",", ":"))
-                text = f"{name}: {names.CLOSE_DESCRIPTION}\narguments: {schema}"
-                return CallToolResult(content=[TextContent(text=text)])
-            return await self._call(holder, name, inner, ask)
-        if offered is None:
+            about = (names.CLOSE_DESCRIPTION, _NONE)
+        elif offered is not None:
+            about = (offered.spec.description, offered.spec.input_schema)
+        else:
             known = ", ".join([*self._offered, names.CLOSE])
             return failure("unknown_tool", f"no tool named {name!r}; tools: {known}")
         if inner is None:
-            schema = json.dumps(offered.spec.input_schema, separators=(",", ":"))
-            text = f"{name}: {offered.spec.description}\narguments: {schema}"
-            return CallToolResult(content=[TextContent(text=text)])
+            return CallToolResult(content=[TextContent(text=described(name, *about))])
         return await self._call(holder, name, inner, ask)
 
 

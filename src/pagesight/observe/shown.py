@@ -1,5 +1,6 @@
-"""Whether a page shows a text: the one rule behind ``expect "…"`` and ``wait for "…"``, for
-the steps planner and the ``act`` tool alike, and the texts most like it when it does not."""
+"""Whether a page shows a text, or a control holds a value: the rules behind ``expect "…"``,
+``expect X to be "…"`` and ``wait for "…"``, for the steps planner and the ``act`` tool
+alike, and the texts most like it when it does not."""
 
 from __future__ import annotations
 
@@ -27,6 +28,11 @@ def texts(obs: Observation) -> list[str]:
 def shows(obs: Observation, want: str) -> bool:
     """Whether ``want`` is among the page's texts (case and spacing do not matter)."""
     return finding.normalise(want) in finding.normalise("\n".join(texts(obs)))
+
+
+def has_value(seen: str | None, want: str) -> bool:
+    """Whether a control's value ``seen`` is ``want`` (case and spacing do not matter)."""
+    return finding.normalise(seen or "") == finding.normalise(want)
 
 
 def closest_texts(obs: Observation, want: str) -> str:

@@ -43,9 +43,8 @@ from pagesight.agent.decision import Action, Batch, Decision, Done, PlannerStop,
 from pagesight.agent.secrets import ENV_PREFIX
 from pagesight.agent.state import State
 from pagesight.errors import InvalidOption, StepsError
-from pagesight.observe import find as finding
 from pagesight.observe.observation import Observation
-from pagesight.observe.shown import closest_texts, quoted, shows
+from pagesight.observe.shown import closest_texts, has_value, quoted, shows
 from pagesight.planners.resolve import Candidate, Refused, Resolved, resolve
 from pagesight.runs.grammar import CHECKS, Step, Target, element_words, parse
 
@@ -435,7 +434,7 @@ def _check(step: Step, obs: Observation) -> tuple[bool, dict[str, Any]]:
         return False, record
     el = found.element
     seen = el.value or ""
-    ok = finding.normalise(seen) == finding.normalise(want)
+    ok = has_value(seen, want)
     record.update(ok=ok, seen=seen, target={**found.candidate.to_dict(), "how": found.how})
     record["target"]["words"] = element_words(el.role, el.name, el.context)
     record["target"]["hint"] = step.target.hint

@@ -10,9 +10,8 @@ from pagesight.agent.session import Session
 from pagesight.agent.tool import ToolFailure, ToolResult
 from pagesight.agent.tools.batch import BatchAction, batch
 from pagesight.errors import StepsError
-from pagesight.observe import find as finding
 from pagesight.observe.observation import Observation
-from pagesight.observe.shown import closest_texts, shows
+from pagesight.observe.shown import closest_texts, has_value, shows
 
 
 async def act(session: Session, *, steps: str) -> ToolResult:
@@ -78,18 +77,15 @@ async def _run(session: Session, lines: tuple[Line, ...]) -> ToolResult:
         if isinstance(line, ToolLine) and not _relative(line):
             pending.append(line)
             continue
-        if isinstance(line, ToolLine):  # go to a path: read against the page it runs on
-            if pending:
-                result = await run_pending()
-                if result.is_error:
-                    return _finish(result, texts, record, ran_steps, session)
-            url = urljoin(session.page.url, line.arguments["url"])
-            pending.append(replace(line, arguments={"url": url}))
-            continue
+        # A check, done, or a go to a path (read against the page the lines before it left)
+        # comes after the actions gathered so far have run.
         if pending:
             result = await run_pending()
             if result.is_error:
                 return _finish(result, texts, record, ran_steps, session)
+        if isinstance(line, ToolLine):
+            pending.append(_resolved(line, session))
+            continue
         if isinstance(line, DoneLine):
             text = "done" if line.answer is None else f"done: {line.answer}"
             texts.append(text)
@@ -134,10 +130,8 @@ async def _gate(session: Session, lines: tuple[Line, ...]) -> ToolResult | None:
     for line in lines:
         if not isinstance(line, ToolLine):
             continue
-        arguments = line.arguments
-        if _relative(line):
-            arguments = {"url": urljoin(session.page.url, arguments["url"])}
-        planned = await session.registry.plan(line.tool, arguments, session)
+        call = _resolved(line, session)
+        planned = await session.registry.plan(call.tool, call.arguments, session)
         if isinstance(planned, ToolResult) and planned.error is not None:
             message = f"line {line.line}: {planned.error.message}; nothing was run"
             return masked(ToolResult.failure(planned.error.reason, message), session)
@@ -149,6 +143,13 @@ def _relative(line: ToolLine) -> bool:
     once the lines before it ran."""
     url = line.arguments.get("url") if line.tool == "navigate" else None
     return isinstance(url, str) and not urlsplit(url).scheme
+
+
+def _resolved(line: ToolLine, session: Session) -> ToolLine:
+    """``line``, a ``go to`` a path read against the page the tab is on now."""
+    if not _relative(line):
+        return line
+    return replace(line, arguments={"url": urljoin(session.page.url, line.arguments["url"])})
 
 
 def _finish(
@@ -185,7 +186,7 @@ async def _check(session: Session, line: CheckLine, after: Observation | None) -
     if element is None:
         return _failed(line, f"no element [{line.ref}] on the page now", obs)
     seen_value = element.value or ""
-    if finding.normalise(seen_value) == finding.normalise(line.value):
+    if has_value(seen_value, line.value):
         return ToolResult(text=f"[{line.ref}] is {line.value!r}", observation=obs)
     message = f"expected [{line.ref}] {element.role} to be {line.value!r}; seen: '{seen_value}'"
     return _failed(line, message, obs)

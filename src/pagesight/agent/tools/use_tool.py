@@ -1,10 +1,9 @@
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from pagesight.agent.session import Session
-from pagesight.agent.tool import ToolResult
+from pagesight.agent.tool import ToolResult, described
 
 
 async def use_tool(
@@ -22,6 +21,5 @@ async def use_tool(
         return ToolResult.failure("unknown_tool", f"no tool named {name!r}; tools: {known}")
     if arguments is None:
         tool = registry.get(name)
-        schema = json.dumps(tool.input_schema, separators=(",", ":"))
-        return ToolResult(text=f"{name}: {tool.description}\narguments: {schema}")
+        return ToolResult(text=described(name, tool.description, tool.input_schema))
     return await registry.call(name, arguments, session)

@@ -22,9 +22,15 @@ from pagesight.agent.untrusted import untrusted
 from pagesight.errors import InvalidOption
 from pagesight.messages import Message, ToolCall, Usage, call_id
 from pagesight.models.model import Model
-from pagesight.observe.passes import reads_on, smaller_than_page
-from pagesight.planners.llm.context import DEFAULT_BUDGET, Context, effect_brief, system_prompt
-from pagesight.planners.llm.reply import Told, news, tool_answer, what_changed, whole_page
+from pagesight.observe.passes import reads_on
+from pagesight.planners.llm.context import (
+    DEFAULT_BUDGET,
+    DELTA,
+    Context,
+    effect_brief,
+    system_prompt,
+)
+from pagesight.planners.llm.reply import Told, changed_part, tool_answer, whole_page
 from pagesight.planners.llm.textcalls import read_calls
 from pagesight.planners.llm.toolcheck import check_calls
 from pagesight.tokens import count_tokens
@@ -189,13 +195,13 @@ class ModelPlanner:
         call = calls[-1]
         if not reads and self._reads_a_change(state):  # a reading is a whole page: no delta
             assert state.delta is not None and last is not None
-            changed = news(state.delta, state.observation, Told.by(c.value for c in last.calls))
-            if changed is None:  # the tools said all that changed
-                context.add(tool_answer(said, None, brief=brief, tool_call_id=call.id))
-                return
-            if smaller_than_page(changed, state.text, shown=self._delta_tokens):
-                self._delta_tokens += count_tokens(changed)
-                page = what_changed(changed)
+            told = Told.by(c.value for c in last.calls)
+            page = changed_part(
+                state.delta, state.observation, told, state.text, shown=self._delta_tokens
+            )
+            if page is None or page.startswith(DELTA):  # not the whole page
+                if page is not None:
+                    self._delta_tokens += count_tokens(page.removeprefix(f"{DELTA}\n"))
                 context.add(tool_answer(said, page, brief=brief, tool_call_id=call.id))
                 return
         message = await self._whole(context, said, state, brief=brief, tool_call_id=call.id)

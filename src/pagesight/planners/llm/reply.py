@@ -30,6 +30,7 @@ from pagesight.agent.untrusted import untrusted
 from pagesight.messages import Message
 from pagesight.observe.elements import Element
 from pagesight.observe.observation import Observation
+from pagesight.observe.passes import smaller_than_page
 from pagesight.planners.llm.context import DELTA, FULL
 
 
@@ -176,6 +177,22 @@ def block(said: str, page: str | None) -> str:
     """The reply: ``said`` (:func:`trimmed`), then ``page`` (its :data:`FULL` or :data:`DELTA`
     line, then the page or its change list), inside one pair of markers."""
     return untrusted("\n".join(part for part in (trimmed(said, page), page) if part))
+
+
+def changed_part(
+    changes: str, obs: Observation, told: Told, page: str, *, shown: int = 0
+) -> str | None:
+    """The page part after an action on the same document, read the same way as the page
+    the model has: ``None`` when the tools said all that changed; what changed, less what
+    they said (:func:`news`), when that is smaller than the page (``page``, with ``shown``
+    tokens of changes already sent on top of it); else the whole page. One rule for the
+    planner's answers and the MCP server's."""
+    left = news(changes, obs, told)
+    if left is None:
+        return None
+    if smaller_than_page(left, page, shown=shown):
+        return what_changed(left)
+    return whole_page(page)
 
 
 def whole_page(page: str) -> str:
