@@ -13,6 +13,7 @@
     │   ├── ActionError            an action that cannot run as asked; ``reason`` says why
     │   │   └── StaleElement       an element id whose element is gone (observe again)
     │   ├── StepsError             a steps script that cannot be run; ``line`` names the line
+    │   ├── SuiteError             a task suite (``pagesight eval``) that cannot be run
     │   └── BrowserClosed          a call on a Browser (or its pages) after close()
     ├── SetupError        (2)      the machine lacks something: install it
     │   ├── BrowserNotFound        no Chromium executable was found, or it would not run
@@ -23,6 +24,7 @@
     │   ├── PageUnresponsive       the page did not answer in time (a script keeps it busy)
     │   ├── ProtocolError          a DevTools/Playwright failure we could not classify
     │   ├── RecordsNotWritten      a run's records could not be written (a full disk, say)
+    │   ├── AppNotStarted          a task suite's app did not start or answer
     │   ├── OcrFailed              tesseract ran but failed (a bad image, a crash, a time-out)
     │   └── ModelError             a model's server refused, failed, timed out or answered garbage
     │       ├── VisionModelError   a vision-language model did not answer usably
@@ -219,6 +221,14 @@ class StepsError(InputError):
         self.line = line
 
 
+class SuiteError(InputError):
+    """A task suite (``pagesight eval``) that cannot be run: a TOML file that does not parse,
+    a field missing or of the wrong kind, a steps file or check that is not there. The
+    message names the file, the task and the field."""
+
+    reason = "suite_error"
+
+
 class BrowserClosed(InputError):
     """The browser was closed; open a new one."""
 
@@ -269,6 +279,13 @@ class RecordsNotWritten(RuntimeFailure, OSError):
     was written before it stays whole."""
 
     reason = "records_not_written"
+
+
+class AppNotStarted(RuntimeFailure):
+    """A task suite's app did not start, exited, or did not answer its ``ready`` path in
+    time: an infrastructure failure, retried, never counted as the task failing."""
+
+    reason = "app_not_started"
 
 
 class OcrNotFound(SetupError):

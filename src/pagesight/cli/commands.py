@@ -15,6 +15,7 @@ import threading
 from collections.abc import Sequence
 
 from pagesight.cli.demo import add_demo_options, run_demo
+from pagesight.cli.eval import add_eval_options, run_eval_command
 from pagesight.cli.mcp import add_mcp_options, run_mcp
 from pagesight.cli.observe import add_find_options, add_observe_options, run_find, run_observe
 from pagesight.cli.options import Parser
@@ -30,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_options(commands)
     add_demo_options(commands)
     add_mcp_options(commands)
+    add_eval_options(commands)
     return parser
 
 
@@ -37,7 +39,7 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-_POSITIONAL = {"query": "QUERY", "url": "URL"}
+_POSITIONAL = {"query": "QUERY", "url": "URL", "suite": "SUITE"}
 """Options named by the error, shown as the command line spells them."""
 
 
@@ -56,6 +58,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_demo(args)
         if args.command == "mcp":
             return run_mcp(args)
+        if args.command == "eval":
+            return run_eval_command(args)
         output = run_find(args) if args.command == "find" else run_observe(args)
     except InvalidOption as exc:
         flag = _POSITIONAL.get(exc.option, f"--{exc.option.replace('_', '-')}")

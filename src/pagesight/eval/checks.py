@@ -1,0 +1,143 @@
+"""Whether a task was done, judged from its outcome (the app's database, the final page as
+the browser renders it, the downloads, the answer), never from what the planner claims."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import sqlite3
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pagesight.agent.state import RunResult
+from pagesight.errors import SuiteError
+from pagesight.eval.suite import Check
+from pagesight.guard.risk import Mode
+
+
+@dataclass(frozen=True, kw_only=True)
+class Outcome:
+    """What the checks read: gathered once the run ends, before its browser closes."""
+
+    result: RunResult
+    final_url: str
+    page_text: str
+    """The final page's text as the browser renders it (``innerText``)."""
+    workdir: Path
+    downloads: Path
+    base_url: str
+    db: Path | None
+    """The builtin app's database, for ``sql`` checks that name none."""
+    confirm: Mode
+
+
+@dataclass(frozen=True, kw_only=True)
+class CheckResult:
+    check: str
+    ok: bool
+    reason: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"check": self.check, "ok": self.ok, "reason": self.reason}
+
+
+def applies(check: Check, confirm: Mode) -> bool:
+    return check.when_confirm is None or check.when_confirm == confirm
+
+
+def judge(checks: list[Check], outcome: Outcome, *, folder: Path) -> list[CheckResult]:
+    """Every check that applies in the run's confirm mode, each held or not with a reason."""
+    results = []
+    for check in checks:
+        if not applies(check, outcome.confirm):
+            continue
+        try:
+            reason = _fails(check, outcome, folder)
+        except SuiteError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a check that cannot be made does not hold
+            reason = f"{type(exc).__name__}: {exc}"
+        results.append(CheckResult(check=check.describe(), ok=reason is None, reason=reason or ""))
+    return results
+
+
+def _fails(check: Check, outcome: Outcome, folder: Path) -> str | None:
+    """None when the check holds, else what was found instead."""
+    kind = check.kind
+    if kind == "sql":
+        return _sql(check, outcome)
+    if kind == "url_matches":
+        assert check.url_matches is not None
+        found = re.search(check.url_matches, outcome.final_url)
+        return None if found else f"the final URL is {outcome.final_url}"
+    if kind == "page_contains":
+        assert check.page_contains is not None
+        if _spaced(check.page_contains) in _spaced(outcome.page_text):
+            return None
+        return f"the final page ({outcome.final_url}) does not show it"
+    if kind == "answer_contains":
+        assert check.answer_contains is not None
+        answer = outcome.result.answer
+        if answer is not None and _spaced(check.answer_contains) in _spaced(answer):
+            return None
+        return "the run gave no answer" if answer is None else f"the answer was {answer!r}"
+    if kind == "file_exists":
+        assert check.file_exists is not None
+        if any(p.is_file() for p in outcome.downloads.glob(check.file_exists)):
+            return None
+        there = (
+            sorted(p.name for p in outcome.downloads.glob("*"))
+            if outcome.downloads.is_dir()
+            else []
+        )
+        return f"downloads hold {', '.join(there)}" if there else "nothing was downloaded"
+    if kind == "stop_reason":
+        got = outcome.result.stop_reason
+        return None if got == check.stop_reason else f"the run stopped with {got}"
+    assert check.python is not None
+    return _python(check.python, outcome, folder)
+
+
+def _spaced(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _sql(check: Check, outcome: Outcome) -> str | None:
+    assert check.sql is not None
+    path = outcome.workdir / check.db if check.db is not None else outcome.db
+    if path is None or not path.is_file():
+        return f"no database at {path}"
+    # Read-only: a check looks, it never changes what the next check reads.
+    with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as db:
+        rows = [list(row) for row in db.execute(check.sql).fetchall()]
+    want = check.equals
+    if isinstance(want, list):
+        expected = [list(row) if isinstance(row, list) else [row] for row in want]
+    else:
+        expected = [[want]]
+    return None if rows == expected else f"expected {expected!r}, the query returned {rows!r}"
+
+
+def _python(spec: str, outcome: Outcome, folder: Path) -> str | None:
+    file, _, name = spec.rpartition(":")
+    path = (folder / file).resolve()
+    module_name = f"pagesight_check_{abs(hash(path)):x}"
+    module = sys.modules.get(module_name)
+    if module is None:
+        loader = importlib.util.spec_from_file_location(module_name, path)
+        if loader is None or loader.loader is None:
+            raise SuiteError(f"{path}: cannot be imported")
+        module = importlib.util.module_from_spec(loader)
+        sys.modules[module_name] = module
+        loader.loader.exec_module(module)
+    function = getattr(module, name, None)
+    if not callable(function):
+        raise SuiteError(f"{path}: has no function {name!r}")
+    said = function(outcome.workdir, outcome.base_url, outcome.result)
+    if said is True:
+        return None
+    if isinstance(said, str) and said:
+        return said
+    return f"{name} returned {said!r}"
