@@ -262,8 +262,7 @@ def _print_table(console: Console, result: EvalResult) -> None:
             f"{r.wall_s:.1f}",
             r.stop_reason,
         )
-    # Wide enough for every column whatever the terminal (a pipe is 80 columns to rich).
-    console.print(table, markup=True, width=max(console.width, 132))
+    console.print(table, markup=True)
     t = result.summary["totals"]
     rate = ""
     if t["success_rate"] is not None:
@@ -291,4 +290,8 @@ def _print_table(console: Console, result: EvalResult) -> None:
 def _console() -> Console:
     from rich.console import Console
 
-    return Console(file=sys.stdout, soft_wrap=True, highlight=False, markup=False, emoji=False)
+    # Into a pipe or a file, wide enough for the table's every column (rich takes 80 there).
+    width = None if sys.stdout.isatty() else 160
+    return Console(
+        file=sys.stdout, width=width, soft_wrap=True, highlight=False, markup=False, emoji=False
+    )

@@ -7,6 +7,7 @@ Chromium included, and a missing result file is an infrastructure failure."""
 from __future__ import annotations
 
 import json
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,15 @@ def job_dict(
     }
 
 
+def _ended(signum: int, frame: object) -> None:
+    # The driver ends a task past its deadline with SIGTERM to this process's group: leave
+    # through every `with`, so the app (in a session of its own) is stopped and the browser
+    # closed, rather than die where we stand and leave them running.
+    raise SystemExit(128 + signum)
+
+
 def main(argv: list[str]) -> int:
+    signal.signal(signal.SIGTERM, _ended)
     job = json.loads(Path(argv[0]).read_text())
     suite = load_suite(job["suite"])
     result = run_task(

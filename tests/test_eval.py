@@ -1,0 +1,278 @@
+"""``pagesight eval``: a suite's tasks each from a fresh app, judged by checks of the outcome,
+in worker processes; infrastructure failures retried and counted apart; the files a user
+reads afterwards; a bad suite refused in one line before any browser starts.
+
+The suite in tests/evals serves a static site with ``python3 -m http.server`` (an app given
+as a command); the bundled Orbit suite has tests of its own.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from cli_support import run_cli
+from pagesight.agent.state import RunResult
+from pagesight.eval.checks import Outcome, judge
+from pagesight.eval.suite import Check
+
+SUITE = Path(__file__).parent / "evals" / "suite.toml"
+
+
+def _jsonl(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_each_task_runs_from_a_fresh_app_and_is_judged_by_its_own_checks(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    done = run_cli(monkeypatch, "eval", str(SUITE), "--out", str(out), "--workers", "2")
+    assert done.returncode == 3, done.stdout + done.stderr  # one task failed its check
+    assert "✓ export-and-read #1" in done.stdout
+    assert "✗ wrong-report #1" in done.stdout
+    assert "passed 1 of 2" in done.stdout
+
+    runs = {r["task"]: r for r in _jsonl(out / "results.jsonl")}
+    passed, failed = runs["export-and-read"], runs["wrong-report"]
+    assert passed["outcome"] == "passed" and passed["attempt"] == 1
+    # Every kind of check this suite gives was made, and held.
+    assert [c["check"].split()[0] for c in passed["checks"]] == [  # type: ignore[attr-defined]
+        "url_matches",
+        "page_contains",
+        "file_exists",
+        "python",
+        "stop_reason",
+    ]
+    assert all(c["ok"] for c in passed["checks"])  # type: ignore[attr-defined]
+    # The download landed in the task's own workdir, which the python check read.
+    assert (out / "tasks/export-and-read/1/work/downloads/sales.csv").is_file()
+    assert failed["outcome"] == "failed"
+    assert failed["checks"] == [
+        {
+            "check": "page_contains 'Annual report'",
+            "ok": False,
+            "reason": f"the final page ({failed['final_url']}) does not show it",
+        }
+    ]
+    # Each task had an app of its own: two ports.
+    assert passed["final_url"].split("/")[2] != failed["final_url"].split("/")[2]  # type: ignore[attr-defined]
+
+    with (out / "results.csv").open() as file:
+        rows = list(csv.DictReader(file))
+    assert [(r["task"], r["outcome"]) for r in rows] == [
+        ("export-and-read", "passed"),
+        ("wrong-report", "failed"),
+    ]
+    assert "Annual report" in rows[1]["failed_checks"]
+
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["suite"]["sha256"] == hashlib.sha256(SUITE.read_bytes()).hexdigest()
+    assert summary["versions"]["playwright"]
+    assert summary["versions"]["chromium"].split(".")[0].isdigit()
+    assert summary["complete"] is True
+    totals = summary["totals"]
+    assert (totals["passed"], totals["failed"], totals["infra"]) == (1, 1, 0)
+    assert totals["success_rate"] == 0.5
+
+    report = (out / "report.html").read_text()
+    for task in ("export-and-read", "wrong-report"):
+        link = f'href="tasks/{task}/1/run/report.html"'
+        assert link in report
+        assert (out / f"tasks/{task}/1/run/report.html").is_file()
+
+
+def _suite(folder: Path, app: str, *, steps: str = "click the Go link\n") -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "go.steps").write_text(steps)
+    path = folder / "suite.toml"
+    path.write_text(
+        f"[app]\n{app}\n\n"
+        '[[tasks]]\nid = "only"\nstart = "/"\ngoal = "go"\nsteps = "go.steps"\n'
+        '[[tasks.checks]]\nurl_matches = "/done"\n'
+    )
+    return path
+
+
+def test_an_app_that_does_not_start_is_an_infrastructure_failure_tried_three_times(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    suite = _suite(tmp_path / "suite", "command = \"python3 -c 'import sys; sys.exit(4)' {port}\"")
+    out = tmp_path / "out"
+    done = run_cli(monkeypatch, "eval", str(suite), "--out", str(out))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.count("trying again") == 2
+    assert "1 infrastructure failure" in done.stdout
+    (run,) = _jsonl(out / "results.jsonl")  # the retries are not runs of their own
+    assert run["outcome"] == "infra" and run["attempt"] == 3
+    assert "the app exited with code 4" in str(run["error"])
+    # Every attempt kept its folder, to be read.
+    assert {p.name for p in (out / "tasks/only").iterdir()} == {"1", "1.retry1", "1.retry2"}
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["totals"]["infra"] == 1
+    assert summary["totals"]["success_rate"] is None  # nothing was judged
+
+
+def test_a_task_past_its_deadline_is_ended_with_its_app(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    (folder / "hang.py").write_text((SUITE.parent / "hang.py").read_text())
+    suite = _suite(folder, 'command = "python3 hang.py {port} {workdir}"\nready = "/ready"')
+    out = tmp_path / "out"
+    done = run_cli(monkeypatch, "eval", str(suite), "--out", str(out), "--task-timeout", "4")
+    assert done.returncode == 1, done.stdout + done.stderr
+    (run,) = _jsonl(out / "results.jsonl")
+    assert run["outcome"] == "infra"
+    assert run["error"] == "ended at its deadline of 4 s"
+    pids = [int(p.read_text()) for p in (out / "tasks/only").glob("*/work/app.pid")]
+    assert len(pids) == 3  # the app started each time, and each time it was stopped
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+
+
+@pytest.mark.parametrize(
+    ("toml", "said"),
+    [
+        ("[[tasks]\n", "not valid TOML"),
+        ("name = 'x'\n", "tasks: missing"),
+        (
+            '[[tasks]]\nid = "a"\nstart = "https://a.test/"\ngoal = "g"\n'
+            '[[tasks.checks]]\npage_contians = "x"\n',
+            "task 'a': checks[0].page_contians: not a field this accepts (a typo?)",
+        ),
+        (
+            '[[tasks]]\nid = "a"\nstart = "https://a.test/"\ngoal = "g"\n'
+            '[[tasks.checks]]\nsql = "SELECT 1"\n',
+            "task 'a': checks[0]: an sql check needs equals",
+        ),
+        (
+            '[[tasks]]\nid = "a"\nstart = "https://a.test/"\ngoal = "g"\n'
+            '[[tasks.checks]]\npage_contains = "x"\nurl_matches = "y"\n',
+            "task 'a': checks[0]: a check is exactly one of",
+        ),
+        (
+            '[[tasks]]\nid = "a"\nstart = "https://a.test/"\n'
+            '[[tasks.checks]]\npage_contains = "x"\n',
+            "task 'a': goal: missing",
+        ),
+        (
+            '[[tasks]]\nid = "a"\nstart = "/x"\ngoal = "g"\n'
+            '[[tasks.checks]]\npage_contains = "x"\n',
+            "task 'a': start: '/x' is a path, but the suite has no [app]",
+        ),
+        (
+            '[[tasks]]\nid = "a"\nstart = "https://a.test/"\ngoal = "g"\nsteps = "no.steps"\n'
+            '[[tasks.checks]]\npage_contains = "x"\n',
+            "task 'a': steps: no file",
+        ),
+        (
+            '[[tasks]]\nid = "a"\nstart = "https://a.test/"\ngoal = "g"\n'
+            '[[tasks.checks]]\npython = "checks.py:ok"\n',
+            "task 'a': checks[0].python: no file",
+        ),
+        (
+            '[app]\ncommand = "serve"\n[[tasks]]\nid = "a"\nstart = "/"\ngoal = "g"\n'
+            '[[tasks.checks]]\npage_contains = "x"\n',
+            "app: the command must listen on {port}",
+        ),
+        (
+            '[[tasks]]\nid = "a"\nstart = "https://a.test/"\ngoal = "g"\n'
+            '[[tasks.checks]]\npage_contains = "x"\n',
+            "task 'a': steps: none, and the steps planner needs one",
+        ),
+    ],
+)
+def test_a_bad_suite_is_one_line_naming_its_file_task_and_field(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, toml: str, said: str
+) -> None:
+    path = tmp_path / "suite.toml"
+    path.write_text(toml)
+    done = run_cli(monkeypatch, "eval", str(path), "--out", str(tmp_path / "out"))
+    assert done.returncode == 2
+    assert done.stdout == ""
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"pagesight: {path}: "), line
+    assert said in line
+    assert not (tmp_path / "out").exists()  # refused before anything ran
+
+
+def test_bad_options_and_names_are_refused_before_anything_runs(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    done = run_cli(monkeypatch, "eval", "no-such-suite")
+    assert done.returncode == 2
+    assert "no-such-suite: no such suite file, and no bundled suite by that name" in done.stderr
+    done = run_cli(monkeypatch, "eval", str(SUITE), "--tasks", "export-and-read,nope")
+    assert done.returncode == 2 and "no task 'nope'" in done.stderr
+    done = run_cli(monkeypatch, "eval", str(SUITE), "--workers", "0")
+    assert done.returncode == 2 and "--workers: must be a positive number" in done.stderr
+    # An earlier eval's results are never written over.
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "results.jsonl").write_text("{}\n")
+    done = run_cli(monkeypatch, "eval", str(SUITE), "--out", str(out))
+    assert done.returncode == 2 and "holds an earlier eval's results" in done.stderr
+    assert (out / "results.jsonl").read_text() == "{}\n"
+
+
+def _outcome(tmp_path: Path, **result: object) -> Outcome:
+    run = RunResult(
+        goal="g",
+        stop_reason=result.get("stop_reason", "done"),  # type: ignore[arg-type]
+        message="",
+        answer=result.get("answer"),  # type: ignore[arg-type]
+        steps=(),
+        final_url="http://127.0.0.1:1/x",
+        rounds=1,
+        tokens=0,
+        seconds=0.0,
+        folder=tmp_path,
+    )
+    db = tmp_path / "app.sqlite3"
+    with sqlite3.connect(db) as conn:
+        conn.execute("CREATE TABLE IF NOT EXISTS t (name TEXT, n INT)")
+        conn.execute("DELETE FROM t")
+        conn.executemany("INSERT INTO t VALUES (?, ?)", [("a", 1), ("b", 2)])
+    return Outcome(
+        result=run,
+        final_url=run.final_url,
+        page_text="",
+        workdir=tmp_path,
+        downloads=tmp_path / "downloads",
+        base_url="http://127.0.0.1:1",
+        db=db,
+        confirm="risky",
+    )
+
+
+def test_checks_read_the_outcome_strictly(tmp_path: Path) -> None:
+    outcome = _outcome(tmp_path, answer="The export has 12 rows.")
+    checks = [
+        Check(sql="SELECT name, n FROM t ORDER BY n", equals=[["a", 1], ["b", 2]]),
+        Check(sql="SELECT count(*) FROM t", equals=2),
+        Check(sql="SELECT name FROM t", equals="a"),  # two rows are not one
+        Check(answer_contains="12 rows"),
+        Check(answer_contains="13 rows"),
+        Check(stop_reason="needs_person"),
+        Check(stop_reason="needs_person", when_confirm="never"),  # not in this mode
+        Check(sql="DELETE FROM t", equals=[]),  # a check cannot change what it reads
+    ]
+    got = [(c.ok, c.reason) for c in judge(checks, outcome, folder=tmp_path)]
+    assert got[:2] == [(True, ""), (True, "")]
+    assert got[2] == (False, "expected [['a']], the query returned [['a'], ['b']]")
+    assert got[3] == (True, "")
+    assert got[4] == (False, "the answer was 'The export has 12 rows.'")
+    assert got[5] == (False, "the run stopped with done")
+    assert len(got) == 7  # the never-only check did not apply
+    assert not got[6][0] and "readonly" in got[6][1]
+    with sqlite3.connect(tmp_path / "app.sqlite3") as conn:
+        assert conn.execute("SELECT count(*) FROM t").fetchone() == (2,)
