@@ -110,6 +110,7 @@ def run_eval(
             suite,
             options,
             ordered,
+            task_ids=[task.id for task in tasks],
             started=started,
             wall_s=wall,
             workers=workers,
