@@ -125,7 +125,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
     if planner == "model":
         _check_model(args)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
-    out = Path(args.out or f"{DEFAULT_OUT}/{stamp}-{suite.name}").expanduser()
+    out = Path(args.out or f"{DEFAULT_OUT}/{stamp}-{suite.name}").expanduser().absolute()
     check_out(out)
     console = _console()
     console.print(
