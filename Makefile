@@ -3,7 +3,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench bench-act bench-vision bench-agent bench-mcp bench-load setup system
+.PHONY: demo test eval lint bench bench-act bench-vision bench-agent bench-mcp bench-load setup system
 
 # The whole product on a fresh machine, offline: Orbit CRM on 127.0.0.1, the steps planner
 # doing the Alice Chen task, a report to open.
@@ -16,6 +16,11 @@ demo: setup
 # cores half idle (9 min 41 s with 2 workers, 7 min 44 s with 4, on 2 cores).
 test: setup lint
 	$(PY) -m pytest -q -n 4 --dist loadscope
+
+# The bundled task suite, offline: Orbit CRM's ten tasks, each from a fresh app, with the steps
+# planner, two at a time; the files land in evals/<UTC time>-orbit.
+eval: setup
+	$(VENV)/bin/pagesight eval orbit --workers 2
 
 # lint-imports: the layers of pyproject's [tool.importlinter] import one way, down, and no
 # package has an import cycle, counting imports under TYPE_CHECKING and inside functions.

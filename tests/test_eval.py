@@ -276,3 +276,45 @@ def test_checks_read_the_outcome_strictly(tmp_path: Path) -> None:
     assert not got[6][0] and "readonly" in got[6][1]
     with sqlite3.connect(tmp_path / "app.sqlite3") as conn:
         assert conn.execute("SELECT count(*) FROM t").fetchone() == (2,)
+
+
+def test_the_bundled_orbit_suite_sends_what_its_tasks_allow_and_stops_for_a_person_otherwise(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Under the default --confirm risky nobody is there to ask: sending, which bob-message
+    # allows, goes ahead; deleting, which no task allows, stops the run and deletes nothing.
+    out = tmp_path / "risky"
+    tasks = "bob-message,delete-contact"
+    done = run_cli(
+        monkeypatch, "eval", "orbit", "--tasks", tasks, "--workers", "2", "--out", str(out)
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    runs = {r["task"]: r for r in _jsonl(out / "results.jsonl")}
+    assert runs["bob-message"]["stop_reason"] == "done"
+    assert runs["delete-contact"]["stop_reason"] == "needs_person"
+    assert (out / "tasks/delete-contact/1/work/orbit.sqlite3").is_file()
+    with sqlite3.connect(out / "tasks/delete-contact/1/work/orbit.sqlite3") as db:
+        assert db.execute("SELECT count(*) FROM contacts WHERE name = 'Kenji Mori'").fetchone() == (
+            1,
+        )
+    # With --confirm never the same task deletes him, and its checks for that mode apply.
+    out = tmp_path / "never"
+    done = run_cli(
+        monkeypatch,
+        "eval",
+        "orbit",
+        "--tasks",
+        "delete-contact",
+        "--confirm",
+        "never",
+        "--out",
+        str(out),
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (run,) = _jsonl(out / "results.jsonl")
+    assert run["stop_reason"] == "done"
+    assert any("Kenji Mori" in c["check"] for c in run["checks"])  # type: ignore[attr-defined]
+    with sqlite3.connect(out / "tasks/delete-contact/1/work/orbit.sqlite3") as db:
+        assert db.execute("SELECT count(*) FROM contacts WHERE name = 'Kenji Mori'").fetchone() == (
+            0,
+        )
