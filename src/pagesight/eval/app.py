@@ -1,5 +1,6 @@
 """The app a task runs against, started fresh for the task and stopped after it: Orbit CRM
-in this process (``builtin = "orbit"``, its database in the task's workdir), or the suite's
+in this process (``builtin = "orbit"``, its database in the task's workdir), MiniWoB++'s
+pages in this process (``builtin = "miniwob"``, see :mod:`pagesight.eval.miniwob`), or the suite's
 ``command`` as a process of its own on a free port, ready once its ``ready`` path answers."""
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from pathlib import Path
 
 import httpx
 
-from pagesight.errors import AppNotStarted
+from pagesight.errors import AppNotStarted, SetupError
 from pagesight.eval.suite import App
 
 HOST = "127.0.0.1"
@@ -51,6 +52,17 @@ def started(app: App | None, *, folder: Path, workdir: Path) -> Iterator[Running
             raise AppNotStarted(f"Orbit CRM did not start: {exc}") from exc
         with orbit:
             yield RunningApp(url=orbit.url, db=db)
+    elif app.builtin == "miniwob":
+        from pagesight.eval.miniwob import MiniWobServer
+
+        try:
+            miniwob = MiniWobServer.start()
+        except SetupError:
+            raise
+        except Exception as exc:  # an infrastructure failure whatever its kind
+            raise AppNotStarted(f"MiniWoB++ did not start: {exc}") from exc
+        with miniwob:
+            yield RunningApp(url=miniwob.url, db=None)
     else:
         assert app.command is not None
         with _command(app, app.command, folder=folder, workdir=workdir) as url:

@@ -4,10 +4,12 @@ the browser renders it, the downloads, the answer), never from what the planner 
 from __future__ import annotations
 
 import importlib.util
+import json
 import re
 import sqlite3
 import sys
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,17 @@ class Outcome:
     db: Path | None
     """The builtin app's database, for ``sql`` checks that name none."""
     confirm: Mode
+    scripts: Mapping[str, ScriptValue] = field(default_factory=dict)
+    """Each ``page_script`` check's expression, evaluated on the final page."""
+
+
+@dataclass(frozen=True)
+class ScriptValue:
+    """What a ``page_script`` expression gave on the final page: its value (as JSON), or the
+    error it raised (or why it could not be evaluated)."""
+
+    value: Any = None
+    error: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,6 +66,10 @@ def judge(checks: list[Check], outcome: Outcome, *, folder: Path) -> list[CheckR
     for check in checks:
         if not applies(check, outcome.confirm):
             continue
+        if check.page_script is not None:
+            ok, said = _page_script(outcome.scripts.get(check.page_script))
+            results.append(CheckResult(check=check.describe(), ok=ok, reason=said))
+            continue
         try:
             reason = _fails(check, outcome, folder)
         except SuiteError:
@@ -61,6 +78,17 @@ def judge(checks: list[Check], outcome: Outcome, *, folder: Path) -> list[CheckR
             reason = f"{type(exc).__name__}: {exc}"
         results.append(CheckResult(check=check.describe(), ok=reason is None, reason=reason or ""))
     return results
+
+
+def _page_script(got: ScriptValue | None) -> tuple[bool, str]:
+    """Held or not, and what the expression gave, said whether it held or not (a reward)."""
+    if got is None:
+        return False, "not evaluated: the run ended without a page"
+    if got.error is not None:
+        return False, f"the expression failed: {got.error}"
+    value = got.value
+    ok = bool(value.get("ok")) if isinstance(value, dict) and "ok" in value else bool(value)
+    return ok, f"it gave {json.dumps(value, ensure_ascii=False, sort_keys=True)}"
 
 
 def _fails(check: Check, outcome: Outcome, folder: Path) -> str | None:

@@ -13,7 +13,7 @@ file, and checks that say independently whether it was done.
     id = "alice-title"
     category = "form"
     start = "/contacts"          # a path on the app, or an http(s) URL
-    goal = "Change Alice Chen's job title to …"
+    goal = "Change Alice Chen's job title to …"   # or goal_from = "#query": read on the page
     steps = "steps/alice.steps"  # for the offline steps planner
     max_steps = 15
 
@@ -38,7 +38,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from pagesight.errors import SuiteError
+from pagesight.errors import SetupError, SuiteError
 from pagesight.guard.risk import Mode
 
 BUNDLED = Path(__file__).resolve().parent / "suites"
@@ -54,6 +54,7 @@ CHECK_KINDS = (
     "file_exists",
     "python",
     "stop_reason",
+    "page_script",
 )
 """The kinds of check; each check is exactly one of them."""
 
@@ -75,7 +76,11 @@ class Check(_Strict):
     * ``file_exists``: a glob matched in the task's downloads folder;
     * ``python``: ``"file.py:function"``, called with the task's workdir, the app's base URL
       and the :class:`~pagesight.agent.state.RunResult`; it returns True, or a reason it failed;
-    * ``stop_reason``: how the run must end (``done``, ``needs_person``, …).
+    * ``stop_reason``: how the run must end (``done``, ``needs_person``, …);
+    * ``page_script``: a JavaScript expression evaluated on the final page before its browser
+      closes; it holds when its value is truthy, or, for an object with an ``ok`` key, when
+      ``ok`` is (MiniWoB's reward: ``({ok: WOB_RAW_REWARD_GLOBAL >= 1, …})``); the value is
+      reported in the check's reason either way.
 
     ``when_confirm`` makes a check apply only when the suite runs with that ``--confirm``
     mode (a task whose right outcome differs when a person must be asked).
@@ -90,6 +95,7 @@ class Check(_Strict):
     file_exists: str | None = None
     python: str | None = None
     stop_reason: str | None = None
+    page_script: str | None = None
     when_confirm: Mode | None = None
 
     @model_validator(mode="after")
@@ -134,7 +140,7 @@ class App(_Strict):
     (``builtin = "orbit"``), or ``command`` with ``{port}`` and ``{workdir}`` filled in, run
     in the suite's folder, ready once ``ready`` answers."""
 
-    builtin: Literal["orbit"] | None = None
+    builtin: Literal["orbit", "miniwob"] | None = None
     command: str | None = None
     ready: str = "/"
     ready_timeout: float = Field(default=30.0, gt=0)
@@ -142,7 +148,9 @@ class App(_Strict):
     @model_validator(mode="after")
     def _one_way(self) -> App:
         if (self.builtin is None) == (self.command is None):
-            raise ValueError('an app is either builtin = "orbit" or a command, one of the two')
+            raise ValueError(
+                'an app is either builtin ("orbit", "miniwob") or a command, one of the two'
+            )
         if self.command is not None and "{port}" not in self.command:
             raise ValueError("the command must listen on {port}, the port the task gives it")
         if not self.ready.startswith("/"):
@@ -154,7 +162,12 @@ class Task(_Strict):
     id: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=80)
     category: str = "task"
     start: str
-    goal: str = Field(min_length=1)
+    goal: str | None = Field(min_length=1)
+    """What the planner is asked to do; None only with ``goal_from``."""
+    goal_from: str | None = Field(default=None, min_length=1)
+    """Instead of ``goal``: a CSS selector on the start page whose text is the goal (MiniWoB's
+    ``#query``); the start page is loaded once to read it (textContent, spacing collapsed,
+    as MiniWoB's ``core.getUtterance()``), then the run starts on it afresh."""
     steps: str | None = None
     max_steps: int | None = Field(default=None, ge=1)
     allow: list[str] = Field(default_factory=list)
@@ -171,6 +184,24 @@ class Task(_Strict):
                 f"start is a path on the app (/login) or an http(s) URL, not {value!r}"
             )
         return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _goal_read_from_the_page(cls, data: Any) -> Any:
+        # A task with goal_from has no goal of its own; one with neither misses its goal.
+        if isinstance(data, dict) and "goal_from" in data and "goal" not in data:
+            return {**data, "goal": None}
+        return data
+
+    @model_validator(mode="after")
+    def _one_goal(self) -> Task:
+        if self.goal is not None and self.goal_from is not None:
+            raise ValueError(
+                "a task has a goal, or goal_from (a selector to read it from), not both"
+            )
+        if self.goal is None and self.goal_from is None:
+            raise ValueError("a task needs a goal, or goal_from (a selector to read it from)")
+        return self
 
 
 class _SuiteFile(_Strict):
@@ -262,6 +293,13 @@ def load_suite(given: str | Path) -> Suite:
         sha256=hashlib.sha256(data).hexdigest(),
     )
     _check_tasks(suite)
+    if _builtin(suite) == "miniwob":
+        from pagesight.eval.miniwob import html_folder
+
+        try:
+            html_folder()
+        except SetupError as exc:
+            raise SetupError(f"{path}: {exc}") from None
     return suite
 
 
@@ -285,10 +323,10 @@ def _check_tasks(suite: Suite) -> None:
                 file = suite.folder / check.python.rpartition(":")[0]
                 if not file.is_file():
                     raise SuiteError(f"{where}: checks[{number}].python: no file {str(file)!r}")
-            if check.sql is not None and check.db is None and _builtin(suite) is None:
+            if check.sql is not None and check.db is None and _builtin(suite) != "orbit":
                 raise SuiteError(
                     f"{where}: checks[{number}].db: an sql check names its database (a path "
-                    "in the task's workdir) unless the app is builtin"
+                    "in the task's workdir) unless the app is Orbit"
                 )
 
 
@@ -318,4 +356,4 @@ def _where(exc: ValidationError, raw: dict[str, Any]) -> str:
         message = "not a field this accepts (a typo?)"
     elif error["type"] == "missing":
         message = "missing"
-    return f"{prefix}{field or 'the file'}: {message}"
+    return f"{prefix}{field or ('the task' if prefix else 'the file')}: {message}"

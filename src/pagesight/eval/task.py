@@ -21,7 +21,7 @@ from urllib.parse import urljoin
 from pagesight.agent.profiles import DEFAULT_PROFILE, Profile
 from pagesight.errors import InputError, RuntimeFailure, SetupError, SuiteError
 from pagesight.eval.app import started
-from pagesight.eval.checks import Outcome, judge
+from pagesight.eval.checks import Outcome, ScriptValue, judge
 from pagesight.eval.suite import Suite, Task
 from pagesight.guard.risk import Mode, Risk
 
@@ -179,12 +179,17 @@ def _run(
                 tool_profile=options.tools,
                 confirmer=_allowed(task),
             )
-            result = agent.run(start, task.goal)
+            goal = task.goal
+            if task.goal_from is not None:
+                goal = _read_goal(browser, start, task.goal_from, options.timeout)
+            result = agent.run(start, goal)
             page = agent.page
             final_url = page.url if page is not None and not page.closed else result.final_url
             text = ""
+            scripts: dict[str, ScriptValue] = {}
             if page is not None and not page.closed and not page.crashed:
                 text = str(page.playwright.inner_text("body"))
+                scripts = _evaluate(page, task)
         outcome = Outcome(
             result=result,
             final_url=final_url,
@@ -194,6 +199,7 @@ def _run(
             base_url=base_url,
             db=app.db if app is not None else None,
             confirm=options.confirm,
+            scripts=scripts,
         )
         checks = judge(task.checks, outcome, folder=suite.folder)
     usage = result.usage
@@ -220,6 +226,46 @@ def _run(
         report=f"{relative}/{RUN}/report.html" if report.is_file() else None,
         browser_version=version,
     )
+
+
+_TEXT_OF = """(selector) => {
+  let found;
+  try { found = document.querySelector(selector); } catch (e) { return {error: String(e)}; }
+  return found ? found.textContent : null;
+}"""
+
+
+def _read_goal(browser: Any, start: str, selector: str, timeout: float) -> str:
+    """The text of ``selector`` on the start page, in a tab of its own closed at once
+    (textContent, spacing collapsed: for MiniWoB's ``#query``, its ``core.getUtterance()``).
+    A page with a fixed episode (MiniWoB's seed in the URL) shows the same text again when the
+    run loads it. SuiteError (the task fails) when the page has no such text."""
+    page = browser.open(start, timeout=timeout)
+    try:
+        text = page.playwright.evaluate(_TEXT_OF, selector)
+    finally:
+        page.close()
+    if isinstance(text, dict):
+        raise SuiteError(f"goal_from: {selector!r} is not a CSS selector: {text['error']}")
+    goal = " ".join((text or "").split())
+    if not goal:
+        shown = "shows no text there" if text is not None else "has no such element"
+        raise SuiteError(f"goal_from: the start page {start} {shown} ({selector!r})")
+    return goal
+
+
+def _evaluate(page: Any, task: Task) -> dict[str, ScriptValue]:
+    """Each ``page_script`` check's expression on the final page, before its browser closes."""
+    values: dict[str, ScriptValue] = {}
+    for check in task.checks:
+        if check.page_script is None or check.page_script in values:
+            continue
+        try:
+            value = ScriptValue(value=page.playwright.evaluate(check.page_script))
+        except Exception as exc:  # noqa: BLE001 - a script that fails is a check that fails
+            value = ScriptValue(error=_one_line(exc))
+        values[check.page_script] = value
+    return values
 
 
 def _allowed(task: Task) -> Callable[[Risk], bool] | None:
