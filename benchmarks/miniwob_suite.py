@@ -136,9 +136,9 @@ utterance says what to do."""
 
 HEADER = f"""\
 # MiniWoB++ (Liu et al., 2018), served on 127.0.0.1 from the miniwob package on PyPI
-# (pip install 'pagesight[miniwob]'): {len(TYPES)} task types that are plain DOM, each at the
-# seeds {", ".join(map(str, SEEDS))}, so {len(TYPES) * len(SEEDS)} fixed episodes, the same
-# for every run. Written by benchmarks/miniwob_suite.py.
+# (pip install 'pagesight[miniwob]'): {len(TYPES)} plain-DOM task types, each at the seeds
+# {", ".join(map(str, SEEDS))}: {len(TYPES) * len(SEEDS)} fixed episodes, the same on every run.
+# Written, with a steps file per episode, by benchmarks/miniwob_suite.py.
 #
 # start: the task's page with its seed; the page seeds Math.random as the MiniWoB++ gym does
 # (Math.seedrandom(N)) and starts the episode at once (pagesight.eval.miniwob).
