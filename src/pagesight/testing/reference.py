@@ -208,6 +208,10 @@ class Plan:
     page, or ``finish`` (with ``answer``) after the acts, or a ``refusal`` in words."""
 
     acts: tuple[tuple[Intent, Seen | None], ...] = ()
+    changed: bool = False
+    """The acts may leave another document, or new elements, on the page."""
+    remaining: int = 0
+    """Intents left after these."""
     read: bool = False
     finish: bool = False
     answer: str | None = None
@@ -222,8 +226,11 @@ class Dialect:
     max_acts = 50
     """The most actions one response may hold in this stack."""
     checks_act = False
-    """The stack has checks among its actions (``expect "…"``): they go in the response, may
-    follow a page change, and so may finishing."""
+    """The stack has checks among its actions (``expect "…"``, a wait for text): they go in
+    the response, and may follow a page change (they wait for the text)."""
+    finish_with_acts = False
+    """The stack's way of finishing may end a response that acts (``act``'s ``done``); else
+    finishing is a response of its own, once the page shows the result."""
     can_read = True
     """The stack has a tool that reads the page."""
 
@@ -340,6 +347,7 @@ class ActDialect(Dialect):
 
     name = "pagesight"
     checks_act = True
+    finish_with_acts = True
 
     def observe(self, body: dict[str, Any]) -> Observation:
         after = since_last_answer(body)
@@ -364,7 +372,7 @@ class McpActDialect(ActDialect):
     and the loop ends on an answer in words."""
 
     name = "pagesight MCP"
-    checks_act = False  # browser_act has expect lines, but no done: finishing is words
+    finish_with_acts = False  # browser_act has expect lines, but no done: finishing is words
 
     def render(self, plan: Plan, body: dict[str, Any]) -> Reply:
         if plan.refusal is not None:
@@ -431,7 +439,9 @@ class Conversation:
             return Plan(refusal=self.refusal)
         if seen.error is not None:
             return self._refuse(f"the last action failed: {seen.error}")
-        if self._changed and not seen.fresh and dialect.can_read and not self._read:
+        ahead = self.intents[self.position :]
+        needs_page = bool(ahead) and ahead[0].kind != "done"
+        if needs_page and self._changed and not seen.fresh and dialect.can_read and not self._read:
             return Plan(read=True)  # the page changed and nothing since shows it
         acts: list[tuple[Intent, Seen | None]] = []
         changed = False
@@ -439,11 +449,11 @@ class Conversation:
         while i < len(self.intents):
             intent = self.intents[i]
             if intent.kind == "done":
-                if acts and not dialect.checks_act:
+                if acts and not dialect.finish_with_acts:
                     break
                 i += 1
                 self.position, self._changed = i, changed
-                return Plan(acts=tuple(acts), finish=True, answer=intent.value)
+                return Plan(acts=tuple(acts), changed=changed, finish=True, answer=intent.value)
             if intent.check and intent.kind != "expect_value" and dialect.checks_act:
                 acts.append((intent, None))
                 i += 1
@@ -473,9 +483,10 @@ class Conversation:
             i += 1
             changed = changes_page(intent, element)
         if acts:
-            done = i == len(self.intents) and dialect.checks_act
+            done = i == len(self.intents) and dialect.finish_with_acts
             self.position, self._changed = i, changed
-            return Plan(acts=tuple(acts), finish=done)
+            left = len(self.intents) - i
+            return Plan(acts=tuple(acts), changed=changed, remaining=left, finish=done)
         if i == len(self.intents):
             self.position = i
             return Plan(finish=True)
