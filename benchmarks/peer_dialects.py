@@ -33,7 +33,7 @@ from pagesight.testing.script import Reply
 # the Edit link in the row that holds "Alice Chen", whichever cell says it.
 _GROUPS = frozenset({"row", "listitem", "article", "group", "form", "region", "dialog"})
 _YAML_LINE = re.compile(r'^(?P<indent>\s*)-\s+\'?(?P<role>[\w-]+)(?: "(?P<name>(?:[^"\\]|\\.)*)")?')
-_REF = re.compile(r"\[ref=(?P<ref>[^\]]+)\]")
+_REF = re.compile(r"[\[,] ?ref=(?P<ref>[^\],]+)[\],]")  # [ref=e3], [level=1, ref=e4]
 
 
 def yaml_elements(text: str) -> list[Seen]:
@@ -160,7 +160,7 @@ class AgentBrowserDialect(Dialect):
 
     name = "agent-browser"
     checks_act = True  # wait --text "…"
-    _SNAPSHOT = re.compile(r'^\s*- [\w-]+(?: "[^\n]*")? \[ref=e\d+\]', re.M)
+    _SNAPSHOT = re.compile(r'^\s*- [\w-]+(?: "[^\n]*")? \[(?:[^\]\n]*, )?ref=e\d+\]', re.M)
 
     def __init__(self, command: str = "agent-browser") -> None:
         self.command = command

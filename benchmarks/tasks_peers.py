@@ -55,6 +55,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import os
 import sys
 import tempfile
 import time
@@ -333,6 +334,83 @@ async def run_mcp(
         out.why = f"no answer in {task.max_rounds} rounds"
 
 
+SHELL_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "shell",
+        "description": "Run a command line in bash; answers with its output.",
+        "parameters": {
+            "type": "object",
+            "properties": {"command": {"type": "string", "description": "The command line."}},
+            "required": ["command"],
+        },
+    },
+}
+
+
+async def run_agent_browser(
+    task: Task, reference: ReferenceModel, app: OrbitApp, out: Outcome
+) -> None:
+    import agentbrowser
+    from chromium import CHROMIUM
+    from peer_dialects import AgentBrowserDialect
+
+    binary, why = agentbrowser.find(allow_install=True)
+    if binary is None:
+        raise RuntimeError(f"agent-browser: {why}")
+    talk = reference.conversation(opening(task, app) + task.intents, AgentBrowserDialect())
+    with tempfile.TemporaryDirectory(prefix="pagesight-peers-ab-") as folder:
+        (Path(folder) / "agent-browser").symlink_to(binary)
+        env = {
+            **os.environ,
+            "PATH": f"{folder}{os.pathsep}{os.environ.get('PATH', '')}",
+            # The loop's own session (the skill: never the shared default one), on Debian's
+            # Chromium, without its version check (a request off this machine).
+            "AGENT_BROWSER_SESSION": f"peers-{os.getpid()}-{talk.key}",
+            "AGENT_BROWSER_EXECUTABLE_PATH": CHROMIUM,
+            "AGENT_BROWSER_NO_VERSION_CHECK": "1",
+        }
+        skill = await shell("agent-browser skills get core", env, folder)
+
+        async def call(name: str, args: dict[str, Any]) -> str:
+            if name != "shell":
+                return f"Error: no tool {name}"
+            return await shell(str(args.get("command", "")), env, folder)
+
+        t0 = time.perf_counter()
+        try:
+            final = await tool_loop(
+                talk,
+                [SHELL_TOOL],
+                call,
+                system=skill,
+                user=f"{task.goal}\nStart at {start_url(task, app)}",
+                limit=task.max_rounds,
+            )
+            out.seconds = time.perf_counter() - t0
+        finally:
+            await shell("agent-browser close", env, folder)
+    tally(out, talk)
+    if final is None and not out.why:
+        out.why = f"no answer in {task.max_rounds} rounds"
+
+
+async def shell(command: str, env: dict[str, str], cwd: str) -> str:
+    """A command line's output (and its exit status, when not 0)."""
+    proc = await asyncio.create_subprocess_exec(
+        "bash",
+        "-c",
+        command,
+        env=env,
+        cwd=cwd,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    output, _ = await asyncio.wait_for(proc.communicate(), timeout=120)
+    text = output.decode("utf-8", "replace")
+    return text if proc.returncode == 0 else f"exit status {proc.returncode}\n{text}"
+
+
 # --- the runs ----------------------------------------------------------------------------
 
 
@@ -340,6 +418,7 @@ STACKS: dict[str, Runner] = {
     "pagesight": run_pagesight,
     "pagesight-mcp": lambda t, r, a, o: run_mcp(t, r, a, o, playwright=False),
     "playwright-mcp": lambda t, r, a, o: run_mcp(t, r, a, o, playwright=True),
+    "agent-browser": run_agent_browser,
 }
 
 
