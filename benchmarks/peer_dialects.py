@@ -206,3 +206,177 @@ class AgentBrowserDialect(Dialect):
                 return f"{ab} press {value}"
             case _:
                 return f"{ab} click {ref}"
+
+
+_BU_ELEMENT = re.compile(
+    r"^(?P<indent>\t*)(?:\|SHADOW\(\w+\)\|)?\*?\[(?P<ref>\d+)\]<(?P<tag>\w+)(?P<attrs>[^>]*?)\s*/?>"
+)
+_BU_ATTR = re.compile(r"([\w-]+)=((?:(?! [\w-]+=).)*)")
+_BU_INPUTS = {
+    "search": "searchbox",
+    "checkbox": "checkbox",
+    "radio": "radio",
+    "submit": "button",
+    "button": "button",
+    "date": "date",
+    "number": "spinbutton",
+}
+_BU_TAGS = {"a": "link", "button": "button", "select": "combobox", "textarea": "textbox"}
+_BU_TAGS |= {"tr": "row", "td": "cell", "th": "cell", "li": "listitem", "form": "form"}
+
+
+def browser_use_elements(state: str) -> list[Seen]:
+    """The elements of browser-use's ``<browser_state>`` list (``[12]<button type=submit />``
+    and the text lines under it), with ARIA roles for their tags, each named by its text,
+    else its aria-label, placeholder or title, else the text line before it (its label)."""
+    lines = state.splitlines()
+    out: list[Seen] = []
+    for i, line in enumerate(lines):
+        m = _BU_ELEMENT.match(line)
+        if m is None:
+            continue
+        depth = len(m["indent"])
+        attrs = {k: v.strip() for k, v in _BU_ATTR.findall(m["attrs"])}
+        tag = m["tag"].lower()
+        role = attrs.get("role") or _BU_TAGS.get(tag, "")
+        if tag == "input":
+            role = _BU_INPUTS.get(attrs.get("type", "text"), "textbox")
+        if attrs.get("contenteditable") == "true":
+            role = "textbox"
+        texts: list[str] = []
+        for j in range(i + 1, len(lines)):
+            below = lines[j]
+            if len(below) - len(below.lstrip("\t")) <= depth or _BU_ELEMENT.match(below):
+                break
+            texts.append(below.strip())
+        label = next(
+            (
+                lines[j].strip()
+                for j in range(i - 1, -1, -1)
+                if lines[j].strip() and not _BU_ELEMENT.match(lines[j])
+            ),
+            "",
+        )
+        name = " ".join(texts) or next(
+            (attrs[k] for k in ("aria-label", "placeholder", "title") if attrs.get(k)), ""
+        )
+        if not name and role in ("textbox", "searchbox", "combobox", "date", "spinbutton"):
+            name = label
+        parents = []
+        level = depth
+        for j in range(i - 1, -1, -1):
+            above = _BU_ELEMENT.match(lines[j])
+            if above and len(above["indent"]) < level:
+                level = len(above["indent"])
+                parents.append(lines[j].strip())
+        row = ""
+        for j in range(i - 1, -1, -1):  # the row it is in: its text, for "Alice Chen's Edit"
+            above = _BU_ELEMENT.match(lines[j])
+            if above and above["tag"] in ("tr", "li") and len(above["indent"]) < depth:
+                end = next(
+                    (
+                        k
+                        for k in range(j + 1, len(lines))
+                        if len(lines[k]) - len(lines[k].lstrip("\t")) <= len(above["indent"])
+                    ),
+                    len(lines),
+                )
+                row = " ".join(x.strip() for x in lines[j:end])
+                break
+        context = " ".join([*reversed(parents), line.strip(), *texts, row])
+        out.append(Seen(ref=m["ref"], role=role, name=name, context=context))
+    return out
+
+
+class BrowserUseDialect(Dialect):
+    """browser-use 0.13: each step's request carries the page as ``<browser_state>`` in the
+    last user message (always fresh); the response is structured output, its AgentOutput JSON
+    (``thinking``, ``memory``, ``next_goal``, …, and an ``action`` list of at most
+    ``max_actions_per_step``, 5 by default: ``click``, ``input``, ``select_dropdown``,
+    ``send_keys``, ``navigate``, ``done``). A read is a ``wait`` (the next step sees the page
+    again). Its judge's request (another response format) is answered apart."""
+
+    name = "browser-use"
+    max_acts = 5
+    _STATE = re.compile(r"<browser_state>(.*?)</browser_state>", re.S)
+
+    def observe(self, body: dict[str, Any]) -> Observation:
+        messages = body.get("messages") or []
+        for message in reversed(messages):
+            if message.get("role") != "user":
+                continue
+            found = self._STATE.search(message_text(message))
+            if found:
+                state = found[1]
+                return Observation(
+                    elements=tuple(browser_use_elements(state)), text=state, fresh=True
+                )
+        return Observation(elements=(), text="", fresh=True)
+
+    _RESULTS = re.compile(r"<step>\n(?:(?!<step>).)*?\nResult\n(?P<lines>(?:(?!<step>).)*)$", re.S)
+
+    def ran(self, body: dict[str, Any]) -> int | None:
+        # Its history ends with the last step's results, one line an action it ran.
+        messages = body.get("messages") or []
+        text = message_text(messages[-1]) if messages else ""
+        history = re.search(r"<agent_history>(.*?)</agent_history>", text, re.S)
+        found = self._RESULTS.search(history[1].rstrip() + "\n") if history else None
+        if found is None:
+            return None
+        return len([line for line in found["lines"].splitlines() if line.strip()])
+
+    def aside(self, body: dict[str, Any]) -> Reply | None:
+        form = (body.get("response_format") or {}).get("json_schema", {})
+        schema = form.get("schema", {})
+        if "verdict" not in (schema.get("properties") or {}):
+            return None
+        # Its judge (the same format's name, another schema): whether the run did the task.
+        # The checks say that, not this; it is answered yes and counted apart.
+        answer: dict[str, Any] = {}
+        for key, spec in (schema.get("properties") or {}).items():
+            kind = spec.get("type")
+            answer[key] = (
+                True
+                if kind == "boolean"
+                else ([] if kind == "array" else ("" if kind == "string" else None))
+            )
+        return Reply.structured(answer)
+
+    def render(self, plan: Plan, body: dict[str, Any]) -> Reply:
+        actions: list[dict[str, Any]]
+        if plan.refusal is not None:
+            actions = [{"done": {"text": plan.refusal, "success": False, "files_to_display": []}}]
+        elif plan.read:
+            actions = [{"wait": {"seconds": 1}}]
+        elif not plan.acts:
+            text = plan.answer or "Done: the task is complete."
+            actions = [{"done": {"text": text, "success": True, "files_to_display": []}}]
+        else:
+            actions = [self._action(intent, element) for intent, element in plan.acts]
+        goal = "; ".join(intent.text for intent, _ in plan.acts) or "finish"
+        return Reply.structured(
+            {
+                "thinking": None,
+                "evaluation_previous_goal": "Success",
+                "memory": "",
+                "next_goal": goal,
+                "current_plan_item": None,
+                "plan_update": None,
+                "action": actions,
+            }
+        )
+
+    @staticmethod
+    def _action(intent: Intent, element: Seen | None) -> dict[str, Any]:
+        index = int(element.ref) if element is not None else None
+        match intent.kind:
+            case "go_to":
+                return {"navigate": {"url": intent.value, "new_tab": False}}
+            case "type":
+                return {"input": {"index": index, "text": intent.value, "clear": True}}
+            case "select":
+                return {"select_dropdown": {"index": index, "text": intent.value}}
+            case "press":
+                return {"send_keys": {"keys": intent.value}}
+            case _:
+                return {"click": {"index": index}}

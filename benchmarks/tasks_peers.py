@@ -56,6 +56,7 @@ import asyncio
 import contextlib
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -411,6 +412,55 @@ async def shell(command: str, env: dict[str, str], cwd: str) -> str:
     return text if proc.returncode == 0 else f"exit status {proc.returncode}\n{text}"
 
 
+BROWSER_USE_VERSION = "0.13.14"
+BROWSER_USE_VENV = HERE / ".venv-browser-use"
+
+
+def browser_use_python(allow_install: bool) -> Path:
+    """The python of browser-use's own venv (its pins are not ours), made on first use."""
+    python = BROWSER_USE_VENV / "bin" / "python"
+    if python.is_file():
+        return python
+    if not allow_install:
+        raise RuntimeError("browser-use's venv is not there and --no-install given")
+    subprocess.run([sys.executable, "-m", "venv", str(BROWSER_USE_VENV)], check=True)
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "-q", f"browser-use=={BROWSER_USE_VERSION}"],
+        check=True,
+        timeout=1800,
+    )
+    return python
+
+
+async def run_browser_use(
+    task: Task, reference: ReferenceModel, app: OrbitApp, out: Outcome
+) -> None:
+    from chromium import CHROMIUM
+    from peer_dialects import BrowserUseDialect
+
+    python = browser_use_python(allow_install=not NO_INSTALL)
+    # Its Agent opens a URL the task names before its first step (directly_open_url).
+    talk = reference.conversation(task.intents, BrowserUseDialect())
+    command = [str(python), str(HERE / "browseruse_run.py"), "--base-url", talk.base_url]
+    command += ["--task", f"{task.goal}\nStart at {start_url(task, app)}"]
+    command += ["--chromium", CHROMIUM, "--max-steps", str(task.max_rounds)]
+    proc = await asyncio.create_subprocess_exec(
+        *command, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+    )
+    stdout, stderr = await asyncio.wait_for(proc.communicate(), timeout=280)
+    lines = stdout.decode("utf-8", "replace").strip().splitlines()
+    try:
+        ran = json.loads(lines[-1])
+    except (IndexError, ValueError):
+        tail = stderr.decode("utf-8", "replace").strip().splitlines()[-5:]
+        raise RuntimeError(f"browser-use did not finish: {' | '.join(tail)[:300]}") from None
+    out.seconds = float(ran.get("seconds", 0.0))
+    out.extra["browser-use"] = ran
+    tally(out, talk)
+    if not ran.get("done") and not out.why:
+        out.why = f"browser-use did not finish: {ran.get('errors')}"[:300]
+
+
 # --- the runs ----------------------------------------------------------------------------
 
 
@@ -419,7 +469,9 @@ STACKS: dict[str, Runner] = {
     "pagesight-mcp": lambda t, r, a, o: run_mcp(t, r, a, o, playwright=False),
     "playwright-mcp": lambda t, r, a, o: run_mcp(t, r, a, o, playwright=True),
     "agent-browser": run_agent_browser,
+    "browser-use": run_browser_use,
 }
+NO_INSTALL = False
 
 
 async def run_one(stack: str, task: Task, reference: ReferenceModel) -> Outcome:
@@ -522,7 +574,9 @@ if __name__ == "__main__":
     )
     parser.add_argument("--tasks", type=lambda text: text.split(","), default=None)
     parser.add_argument("--show", action="store_true", help="print every plan the model made")
+    parser.add_argument("--no-install", action="store_true", help="never install a peer")
     options = parser.parse_args()
+    NO_INSTALL = options.no_install
     if unknown := [s for s in options.stacks if s not in STACKS]:
         parser.error(f"no stack {', '.join(unknown)}; stacks: {', '.join(STACKS)}")
     with contextlib.suppress(KeyboardInterrupt):

@@ -240,6 +240,11 @@ class Dialect:
     def render(self, plan: Plan, body: dict[str, Any]) -> Reply:
         raise NotImplementedError
 
+    def ran(self, body: dict[str, Any]) -> int | None:
+        """How many of the model's last response's actions the stack reports it ran, where it
+        may skip the rest (browser-use stops a list when the page changes); None: all."""
+        return None
+
     def aside(self, body: dict[str, Any]) -> Reply | None:
         """The answer to a request that is not a step of the task (a stack's own side call,
         such as a judge), counted apart; None for a step."""
@@ -409,6 +414,9 @@ class Conversation:
     """Why the model gave up, when it did."""
     _changed: bool = False
     _read: bool = False
+    _acts_from: int = 0
+    """The intent the last response's actions began at, and how many it held."""
+    _acted: int = 0
 
     @property
     def base_url(self) -> str:
@@ -423,7 +431,11 @@ class Conversation:
             self.asides.append(body)
             return aside
         self.requests.append(body)
+        ran = self.dialect.ran(body)
+        if ran is not None and ran < self._acted:  # the rest was skipped: do it again
+            self.position, self._changed = self._acts_from + ran, True
         plan = self.plan(self.dialect.observe(body))
+        self._acted = len(plan.acts)
         self.plans.append(plan)
         self._read = plan.read
         if plan.finish:
@@ -455,6 +467,8 @@ class Conversation:
                 self.position, self._changed = i, changed
                 return Plan(acts=tuple(acts), changed=changed, finish=True, answer=intent.value)
             if intent.check and intent.kind != "expect_value" and dialect.checks_act:
+                if not acts:
+                    self._acts_from = i
                 acts.append((intent, None))
                 i += 1
                 continue
@@ -466,6 +480,7 @@ class Conversation:
                     continue
                 element = resolve(intent, seen.elements)
                 if intent.kind == "expect_value" and element is not None and dialect.checks_act:
+                    self._acts_from = i
                     acts.append((intent, element))
                     i += 1
                     continue
@@ -474,6 +489,8 @@ class Conversation:
                 return self._refuse(f"the page does not show {quote(intent.value or '')}")
             if changed or len(acts) >= dialect.max_acts:
                 break
+            if not acts:
+                self._acts_from = i
             element = None
             if intent.target is not None:
                 element = resolve(intent, seen.elements)
