@@ -52,6 +52,7 @@ def test_steps_over_ids_are_the_page_tools_calls() -> None:
     checks = [(c.kind, c.value, c.ref) for c in lines if isinstance(c, CheckLine)]
     assert checks == [("expect_text", "Saved", None), ("expect_value", "Ada", 5)]
     assert lines[-1] == DoneLine(line=12, text='done "Tokyo"', answer="Tokyo")
+    assert parse_steps("完成 “东京”") == (DoneLine(line=1, text="完成 “东京”", answer="东京"),)
     assert refs('click [4]\ntype "x" into [7]\ndrag [1] to [2]') == [4, 7, 1, 2]
     assert {tool for tool, _ in calls} <= TOOLS  # the tools use_tool's list leaves out
 
@@ -65,6 +66,8 @@ def test_steps_over_ids_are_the_page_tools_calls() -> None:
         ("doneness [4]", "line 1: 'doneness [4]' is not a step"),  # not a done saying "ness [4]"
         ("\n# nothing\n", "give at least one step"),
         ('click [4]\nexpect ""', 'line 2: expect "": give the text the page should show'),
+        # The steps planner's dialog step is a tool call, not a page action a batch runs.
+        ("click [4]\naccept the next dialog", "line 2: accept the next dialog: not a line of act"),
     ],
 )
 def test_a_step_that_cannot_run_is_refused_naming_its_line(steps: str, said: str) -> None:

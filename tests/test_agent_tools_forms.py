@@ -461,5 +461,5 @@ def test_the_new_tools_compile_into_a_runs_steps_or_say_why_not() -> None:
         "# click at 412.5, 230 (no element to name)",
         "# hover at 40, 12 (no element to name)",
         "# drag from 10, 20 to 110, 20 (no element to name)",
-        "# accept the next dialog (the steps language has no step for it)",
+        "accept the next dialog",  # a step now: a replay accepts the confirm too
     ]

@@ -109,7 +109,7 @@ def test_search_narrows_the_list_as_you_type_and_clearing_it_brings_all_back(
 
 def _search_narrows(page: Any, orbit: OrbitApp) -> None:
     obs = _open(page, orbit, "/contacts")
-    assert line(obs, "12 contacts") == "12 contacts"
+    assert line(obs, "14 contacts") == "14 contacts"
     search = one(obs, "Search contacts", "searchbox")
     eff = page.act(search.id, "input", text="chen")
     names = [el.name for el in eff.observation.elements if el.role == "link"]
@@ -119,7 +119,7 @@ def _search_narrows(page: Any, orbit: OrbitApp) -> None:
     nothing = page.act(search.id, "input", text="nobody by this name")
     assert "No contacts match your search." in nothing.texts_added
     everyone = page.act(search.id, "input", text="")
-    assert len(named(everyone.observation, "Edit")) == 12
+    assert len(named(everyone.observation, "Edit")) == 14
 
 
 def test_the_team_combobox_picks_a_team_by_select_by_keys_and_by_clicks(
@@ -218,7 +218,7 @@ def test_csv_export_is_a_download_of_every_contact(page: Any, orbit: OrbitApp) -
     assert download.filename == "orbit-contacts.csv"
     assert download.path is not None
     rows = list(csv.DictReader(io.StringIO(download.path.read_text(encoding="utf-8"))))
-    assert len(rows) == 12
+    assert len(rows) == 14
     alice = next(r for r in rows if r["name"] == "Alice Chen")
     assert (alice["job_title"], alice["location"], alice["newsletter"]) == (
         "Software Engineer",
@@ -399,7 +399,7 @@ def test_a_database_path_keeps_state_across_starts(tmp_path: Path) -> None:
         first.query("UPDATE contacts SET location = 'Tokyo' WHERE name = 'Alice Chen'")
     with OrbitApp.start(db=path) as second:
         assert _contact(second, "Alice Chen")["location"] == "Tokyo"
-        assert second.query("SELECT count(*) AS n FROM contacts") == [{"n": 12}]  # not re-seeded
+        assert second.query("SELECT count(*) AS n FROM contacts") == [{"n": 14}]  # not re-seeded
     assert path.exists()
 
 
@@ -505,7 +505,7 @@ def test_demo_serve_answers_until_sigterm_then_exits_0(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGTERM)
     code, out, err = _finish(proc)
     assert (code, out, err) == (0, "", "")
-    assert _query_file(path, "SELECT count(*) FROM contacts") == 12  # the database stays
+    assert _query_file(path, "SELECT count(*) FROM contacts") == 14  # the database stays
 
 
 def test_demo_serve_stopped_removes_its_temporary_database() -> None:

@@ -42,6 +42,12 @@ FORMS = [
     ('确认 "已保存"', "expect_text", None, "已保存", None),
     ('expect the Job title field to be "CTO"', "expect_value", "the Job title field", "CTO", None),
     ('确认 职位 为 "高级工程师"', "expect_value", "职位", "高级工程师", None),
+    ("accept the next dialog", "accept_dialog", None, None, None),
+    ("Accept dialog", "accept_dialog", None, None, None),
+    ("接受下一个对话框", "accept_dialog", None, None, None),
+    ('done "14"', "done", None, "14", None),
+    ("done", "done", None, None, None),
+    ("完成 “14 行”", "done", None, "14 行", None),
 ]  # fmt: skip
 
 
@@ -70,6 +76,9 @@ def test_comments_and_blank_lines_are_no_steps_and_lines_keep_their_numbers() ->
         ("click {{BUTTON}}\n", 1, "a secret cannot name an element"),
         ("drag the card\n", 1, "drag X to Y"),
         ("# nothing\n\n", None, "no steps"),
+        ("done 14\n", 1, "is not a step"),  # an answer is quoted, as a typed value is
+        # A step after done would never run: the script says so, naming the done.
+        ('click Export\n\ndone "14"\nclick Save\n', 3, "done ends the script"),
     ],
 )
 def test_bad_scripts_are_typed_errors_naming_the_line(
@@ -131,6 +140,9 @@ COMPILED = [
     'expect "Saved Alice Chen"',
     'expect "Job title" field in "Alice Chen" @ #title to be "CTO"',
     'type "{{TOKEN}}" into "API token" field @ #token',
+    "accept the next dialog",
+    'done "14 rows, not counting the \\"id\\" header"',
+    "done",
 ]
 
 

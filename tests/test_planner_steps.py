@@ -237,6 +237,33 @@ def test_a_click_that_changes_nothing_stops_the_run(
     assert '] button "Refresh"' in result.message and "@ #refresh" in result.message
 
 
+@pytest.mark.parametrize("confirm", ["never", "risky"])
+def test_a_confirm_is_accepted_by_its_step_and_done_ends_with_the_answer(
+    browser: Browser, server: StaticServer, tmp_path: Path, confirm: str
+) -> None:
+    script = (
+        'accept the next dialog\nclick Delete report.pdf\nexpect "deleted (try 1)"\n'
+        'done "report.pdf is deleted"\n'
+    )
+    planner = StepsPlanner.from_text(script)
+    agent = Agent(browser, planner, out=tmp_path, max_steps=10, confirm=confirm)  # type: ignore[arg-type]
+    try:
+        result = agent.run(server.url("tools-dialogs.html"))
+        assert agent.page is not None
+        status = agent.page.playwright.evaluate("document.getElementById('status').textContent")
+    finally:
+        if agent.page is not None:
+            agent.page.close()
+    if confirm == "never":
+        assert (result.stop_reason, result.answer) == ("done", "report.pdf is deleted")
+        assert status == "deleted (try 1)"
+        assert result.rounds == 3  # the dialog's answer; the click; the expect (free) and done
+    else:  # accepting a confirm is risky: no one to ask, so it is not, and nothing is deleted
+        assert result.stop_reason == "needs_person" and result.answer is None
+        assert "confirm() dialog" in result.message
+        assert "deleted" not in (status or "")
+
+
 def test_words_that_name_nothing_on_the_page_are_refused(
     browser: Browser, server: StaticServer, tmp_path: Path
 ) -> None:

@@ -154,6 +154,15 @@ def _of_step(step: Step, number: int) -> Line:
         return ToolLine(line=number, text=step.text, tool=tool, arguments=arguments)
 
     kind = step.kind
+    if kind == "done":  # 完成 "…": the English form is read before the grammar's
+        return DoneLine(line=number, text=step.text, answer=step.value)
+    if kind == "accept_dialog":
+        # A batch runs page actions only; the dialog's answer is a tool of its own.
+        raise StepsError(
+            f"{step.text}: not a line of act; call handle_dialog with accept true, then the "
+            "action that opens the dialog",
+            line=number,
+        )
     if kind in ("wait_for", "expect_text"):
         if not value.strip():  # every page shows the empty text: a check that cannot fail
             raise StepsError(f"{step.text}: give the text the page should show", line=number)

@@ -1,9 +1,9 @@
 """Orbit CRM's routes: a Starlette app over one SQLite file (``pagesight.demo.db``).
 
-As real apps are, it is partly server-rendered and partly client-side: the contact form, a
-delete, a message and the settings are forms posted to the server, answered with a redirect
-and a full page load; the contact search, notes and the deal board fetch JSON and update the
-page where it is.
+As real apps are, it is partly server-rendered and partly client-side: the contact forms (new
+and edit), a delete, a message, a deal's owner and the settings are forms posted to the
+server, answered with a redirect and a full page load; the contact search, notes and the deal
+board fetch JSON and update the page where it is.
 """
 
 from __future__ import annotations
@@ -50,8 +50,17 @@ FIELD_ERRORS = {
 }
 
 
+def _lang(request: Request) -> str:
+    """The language the pages are in: the browser's ``lang`` cookie (the toggle sets it),
+    else the one saved in the settings, which a new browser meets."""
+    cookie = request.cookies.get("lang")
+    if cookie is not None and language(cookie) == cookie:
+        return cookie
+    return language(db.settings(_path(request))["language"])
+
+
 def _context(request: Request) -> dict[str, Any]:
-    lang = language(request.cookies.get("lang"))
+    lang = _lang(request)
     t = translator(lang)
     return {
         "t": t,
@@ -120,7 +129,7 @@ async def home(request: Request) -> Response:
 async def contact_list(request: Request) -> Response:
     search = request.query_params.get("q", "")
     deleted = request.query_params.get("deleted")
-    t = translator(language(request.cookies.get("lang")))
+    t = translator(_lang(request))
     return _render(
         request,
         "contacts.html",
@@ -157,11 +166,12 @@ async def contact_page(request: Request) -> Response:
 
 
 def _saved_toast(request: Request, person: db.Contact) -> str | None:
-    """The confirmation after a save: which fields changed and their new values."""
+    """The confirmation after a save (which fields changed and their new values), or after
+    the contact was created."""
     saved = request.query_params.get("saved")
+    t = translator(_lang(request))
     if saved is None:
-        return None
-    t = translator(language(request.cookies.get("lang")))
+        return t("created", name=person.name) if "created" in request.query_params else None
     fields = [field for field in saved.split(",") if field in db.EDITABLE]
     if not fields:
         return t("nothing_changed")
@@ -189,7 +199,7 @@ async def save_contact(request: Request) -> Response:
     values["newsletter"] = form.get("newsletter") is not None
     errors = _contact_errors(values)
     if errors:
-        t = translator(language(request.cookies.get("lang")))
+        t = translator(_lang(request))
         messages = {field: t(key) for field, key in errors.items()}
         return _render(
             request,
@@ -213,6 +223,27 @@ def _contact_errors(values: dict[str, Any]) -> dict[str, str]:
         "follow_up": bool(values["follow_up"]) and not db.valid_date(values["follow_up"]),
     }
     return {field: FIELD_ERRORS[field] for field, bad in wrong.items() if bad}
+
+
+async def new_contact(request: Request) -> Response:
+    values: dict[str, Any] = {field: "" for field in db.EDITABLE}
+    values["newsletter"] = False
+    return _render(request, "new.html", values=values, errors={})
+
+
+async def create_contact(request: Request) -> Response:
+    form = await request.form()
+    values: dict[str, Any] = {
+        field: str(form.get(field, "")).strip() for field in db.EDITABLE if field != "newsletter"
+    }
+    values["newsletter"] = form.get("newsletter") is not None
+    errors = _contact_errors(values)
+    if errors:
+        t = translator(_lang(request))
+        messages = {field: t(key) for field, key in errors.items()}
+        return _render(request, "new.html", status_code=400, values=values, errors=messages)
+    contact_id = db.create_contact(_path(request), values)
+    return _redirect(f"/contacts/{contact_id}?created=1")
 
 
 async def delete_contact(request: Request) -> Response:
@@ -243,7 +274,7 @@ async def inbox(request: Request) -> Response:
     every = db.messages(path)
     sent = request.query_params.get("sent", "")
     just_sent = next((m for m in every if sent.isdigit() and m["id"] == int(sent)), None)
-    t = translator(language(request.cookies.get("lang")))
+    t = translator(_lang(request))
     return _render(
         request,
         "inbox.html",
@@ -271,7 +302,7 @@ async def send_message(request: Request) -> Response:
     recipient = db.contact(path, int(values["to"])) if values["to"].isdigit() else None
     wrong = {"to": recipient is None, "subject": not values["subject"], "body": not values["body"]}
     if any(wrong.values()):
-        t = translator(language(request.cookies.get("lang")))
+        t = translator(_lang(request))
         errors = {field: t(f"err_{field}") for field, bad in wrong.items() if bad}
         return _render(
             request,
@@ -287,9 +318,46 @@ async def send_message(request: Request) -> Response:
 
 
 async def deal_board(request: Request) -> Response:
-    every = db.deals(_path(request))
+    path = _path(request)
+    users = db.users(path)
+    wanted = request.query_params.get("owner", "")
+    owner = next((u for u in users if str(u["id"]) == wanted), None)  # else every deal
+    every = db.deals(path, owner["id"] if owner else None)
     columns = {stage: [d for d in every if d["stage"] == stage] for stage in db.STAGES}
-    return _render(request, "deals.html", columns=columns)
+    return _render(request, "deals.html", columns=columns, users=users, owner=owner)
+
+
+def _deal_or_404(request: Request) -> dict[str, Any]:
+    found = db.deal(_path(request), int(request.path_params["deal_id"]))
+    if found is None:
+        raise HTTPException(404)
+    return found
+
+
+async def deal_page(request: Request) -> Response:
+    found = _deal_or_404(request)
+    t = translator(_lang(request))
+    saved = "saved" in request.query_params and found["owner"] is not None
+    toast = t("deal_saved", name=found["owner"]) if saved else None
+    return _render(
+        request, "deal.html", deal=found, users=db.users(_path(request)), error=None, toast=toast
+    )
+
+
+async def save_deal(request: Request) -> Response:
+    found = _deal_or_404(request)
+    path = _path(request)
+    form = await request.form()
+    users = db.users(path)
+    chosen = str(form.get("owner", ""))
+    owner = next((u for u in users if str(u["id"]) == chosen), None)
+    if owner is None:
+        t = translator(_lang(request))
+        return _render(
+            request, "deal.html", status_code=400, deal=found, users=users, error=t("err_owner")
+        )
+    db.set_deal_owner(path, found["id"], owner["id"])
+    return _redirect(f"/deals/{found['id']}?saved=1")
 
 
 async def move_deal(request: Request) -> Response:
@@ -307,14 +375,24 @@ async def move_deal(request: Request) -> Response:
 
 
 async def settings(request: Request) -> Response:
-    t = translator(language(request.cookies.get("lang")))
+    t = translator(_lang(request))
     saved = request.query_params.get("saved") is not None
-    return _render(request, "settings.html", toast=t("settings_saved") if saved else None)
+    return _render(
+        request,
+        "settings.html",
+        settings=db.settings(_path(request)),
+        toast=t("settings_saved") if saved else None,
+    )
 
 
 async def save_settings(request: Request) -> Response:
+    """The settings page's form, or the header's language toggle (which says only the
+    language: the notifications stay as they are)."""
     form = await request.form()
     lang = language(str(form.get("lang", "")))
+    # An unchecked checkbox is not sent: the settings form says it is the one posting.
+    notifications = form.get("email_notifications") is not None if "settings" in form else None
+    db.save_settings(_path(request), language=lang, email_notifications=notifications)
     target = str(form.get("next", "")) or "/settings?saved=1"
     parts = urlsplit(target)
     if parts.scheme or parts.netloc or not target.startswith("/"):
@@ -336,6 +414,8 @@ def create_app(db_path: Path, design: str = "default") -> Starlette:
     routes = [
         Route("/", home),
         Route("/contacts", contact_list),
+        Route("/contacts", create_contact, methods=["POST"]),
+        Route("/contacts/new", new_contact),
         Route("/contacts/export.csv", export_csv),
         Route("/contacts/{contact_id:int}", contact_page),
         Route("/contacts/{contact_id:int}/edit", edit_form),
@@ -348,6 +428,8 @@ def create_app(db_path: Path, design: str = "default") -> Starlette:
         Route("/messages", send_message, methods=["POST"]),
         Route("/messages/new", compose),
         Route("/deals", deal_board),
+        Route("/deals/{deal_id:int}", deal_page),
+        Route("/deals/{deal_id:int}", save_deal, methods=["POST"]),
         Route("/api/deals/{deal_id:int}/stage", move_deal, methods=["POST"]),
         Route("/settings", settings),
         Route("/settings", save_settings, methods=["POST"]),

@@ -31,6 +31,8 @@ LOCATIONS = (
 )
 TEAMS = ("Platform", "Design", "Sales", "Marketing", "Support", "Data", "Security")
 STAGES = ("lead", "qualified", "proposal", "won", "lost")
+USERS = ("Dan Wu", "Erin Lee", "Priya Shah")
+"""Orbit's own users, the sales team a deal is owned by (not contacts: they use the CRM)."""
 
 # The fields a person edits on the contact form, in the order the form shows them.
 EDITABLE = (
@@ -79,10 +81,22 @@ CREATE TABLE IF NOT EXISTS deals (
     title TEXT NOT NULL,
     amount INTEGER NOT NULL,
     stage TEXT NOT NULL CHECK (stage IN ('lead', 'qualified', 'proposal', 'won', 'lost')),
-    position INTEGER NOT NULL DEFAULT 0
+    position INTEGER NOT NULL DEFAULT 0,
+    owner_id INTEGER REFERENCES users(id)
+);
+CREATE TABLE IF NOT EXISTS users (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL UNIQUE
+);
+CREATE TABLE IF NOT EXISTS settings (
+    id INTEGER PRIMARY KEY CHECK (id = 1),
+    language TEXT NOT NULL DEFAULT 'en' CHECK (language IN ('en', 'zh')),
+    email_notifications INTEGER NOT NULL DEFAULT 1
 );
 """
 TABLES = frozenset({"contacts", "messages", "notes", "deals"})
+"""The tables that make a file Orbit's (``users`` and ``settings`` came later: a database
+made before them is Orbit's still, and gains them when opened)."""
 
 # fmt: off
 # (name, job title, company, email, phone, location, team, newsletter, follow-up)
@@ -111,6 +125,12 @@ SEED_CONTACTS: tuple[tuple[str, str, str, str, str, str, str, int, str], ...] = 
      "+49 89 555 0166", "Berlin", "Platform", 1, ""),
     ("Wei Chen", "Operations Lead", "Jade River Trading", "wei.chen@jaderiver.example",
      "+86 21 5555 0123", "Shanghai", "Support", 0, "2027-02-01"),
+    # Added for the bundled task suite (src/pagesight/eval/suites/orbit): a contact with no
+    # notes yet (13) and the one contact at Globex (14), last so the ids above stay.
+    ("Carol Wu", "Head of Operations", "Pinecrest Health", "carol.wu@pinecrest.example",
+     "+1 416 555 0148", "Toronto", "Support", 0, ""),
+    ("Yusuf Demir", "Procurement Manager", "Globex", "y.demir@globex.example",
+     "+33 1 55 55 01 62", "Paris", "Sales", 1, ""),
 )
 # (contact number in SEED_CONTACTS from 1, direction, subject, body, sent at)
 SEED_MESSAGES = (
@@ -128,16 +148,17 @@ SEED_NOTES = (
      "2026-11-20 16:00:00"),
     (5, "<p>Prefers calls in the <i>morning</i>.</p>", "2026-11-22 10:30:00"),
 )
-# (contact number, title, amount in dollars, stage)
+# (contact number, title, amount in dollars, stage, owner in USERS). The Acme renewal waits
+# in Proposal to be won, and Dan Wu owns three deals to hand over: two tasks of the suite.
 SEED_DEALS = (
-    (1, "Northwind platform licence", 48000, "proposal"),
-    (2, "Acme renewal (40 seats)", 32000, "qualified"),
-    (3, "Bluebird design system", 15000, "lead"),
-    (4, "Quantix data pipeline", 27000, "lead"),
-    (5, "Helios onboarding", 9000, "won"),
-    (7, "Kumo support plan", 12000, "qualified"),
-    (8, "Verde spring campaign", 21000, "proposal"),
-    (9, "Acme architecture review", 6000, "lost"),
+    (1, "Northwind platform licence", 48000, "proposal", "Erin Lee"),
+    (2, "Acme renewal (40 seats)", 32000, "proposal", "Priya Shah"),
+    (3, "Bluebird design system", 15000, "lead", "Dan Wu"),
+    (4, "Quantix data pipeline", 27000, "lead", "Dan Wu"),
+    (5, "Helios onboarding", 9000, "won", "Erin Lee"),
+    (7, "Kumo support plan", 12000, "qualified", "Dan Wu"),
+    (8, "Verde spring campaign", 21000, "proposal", "Priya Shah"),
+    (9, "Acme architecture review", 6000, "lost", "Priya Shah"),
 )
 # fmt: on
 
@@ -193,13 +214,27 @@ def prepare(path: Path) -> None:
                     f"{str(path)!r} holds another application's tables ({listed}), not Orbit "
                     "CRM's; give a new path or leave --db out for a fresh database",
                 )
+            _migrate(db, found)
             db.executescript(SCHEMA)
+            # Orbit's users and its one row of settings, in a new database and in one made
+            # before they were (whose data is kept as it is).
+            db.executemany("INSERT OR IGNORE INTO users (name) VALUES (?)", [(u,) for u in USERS])
+            db.execute("INSERT OR IGNORE INTO settings (id) VALUES (1)")
             if not db.execute("SELECT 1 FROM contacts LIMIT 1").fetchone():
                 _seed(db)
     except sqlite3.DatabaseError as exc:  # not a database, read-only, locked, …
         raise InvalidOption(
             "db", f"{str(path)!r} cannot be used as an SQLite database: {exc}"
         ) from exc
+
+
+def _migrate(db: sqlite3.Connection, found: set[str]) -> None:
+    """Bring a database made by an older Orbit up to the schema: its deals gain an owner
+    (none), so its pages and a task's checks read the same columns as a new one's."""
+    if "deals" in found:
+        columns = {row[1] for row in db.execute("PRAGMA table_info(deals)")}
+        if "owner_id" not in columns:
+            db.execute("ALTER TABLE deals ADD COLUMN owner_id INTEGER REFERENCES users(id)")
 
 
 def _seed(db: sqlite3.Connection) -> None:
@@ -215,8 +250,12 @@ def _seed(db: sqlite3.Connection) -> None:
     )
     db.executemany("INSERT INTO notes (contact_id, html, created_at) VALUES (?, ?, ?)", SEED_NOTES)
     db.executemany(
-        "INSERT INTO deals (contact_id, title, amount, stage, position) VALUES (?, ?, ?, ?, ?)",
-        [(*deal, number) for number, deal in enumerate(SEED_DEALS)],
+        "INSERT INTO deals (contact_id, title, amount, stage, position, owner_id) "
+        "VALUES (?, ?, ?, ?, ?, (SELECT id FROM users WHERE name = ?))",
+        [
+            (contact, title, amount, stage, number, owner)
+            for number, (contact, title, amount, stage, owner) in enumerate(SEED_DEALS)
+        ],
     )
 
 
@@ -286,6 +325,17 @@ def update_contact(path: Path, contact_id: int, values: Mapping[str, Any]) -> li
     return changed
 
 
+def create_contact(path: Path, values: Mapping[str, Any]) -> int:
+    """Add a contact with the form's ``EDITABLE`` values; returns its id."""
+    with connect(path) as db:
+        columns, marks = ", ".join(EDITABLE), ", ".join("?" * len(EDITABLE))
+        cursor = db.execute(
+            f"INSERT INTO contacts ({columns}) VALUES ({marks})",
+            [int(values[f]) if f == "newsletter" else values[f] for f in EDITABLE],
+        )
+        return int(cursor.lastrowid or 0)
+
+
 def delete_contact(path: Path, contact_id: int) -> bool:
     with connect(path) as db:
         return db.execute("DELETE FROM contacts WHERE id = ?", (contact_id,)).rowcount > 0
@@ -340,12 +390,38 @@ def add_note(path: Path, contact_id: int, html: str) -> dict[str, Any]:
     return dict(row)
 
 
-def deals(path: Path) -> list[dict[str, Any]]:
-    return query(
-        path,
-        "SELECT d.id, d.title, d.amount, d.stage, d.contact_id, c.name AS contact FROM deals d "
-        "LEFT JOIN contacts c ON c.id = d.contact_id ORDER BY d.position, d.id",
-    )
+_DEALS = (
+    "SELECT d.id, d.title, d.amount, d.stage, d.contact_id, c.name AS contact, "
+    "d.owner_id, u.name AS owner FROM deals d "
+    "LEFT JOIN contacts c ON c.id = d.contact_id LEFT JOIN users u ON u.id = d.owner_id"
+)
+
+
+def deals(path: Path, owner_id: int | None = None) -> list[dict[str, Any]]:
+    """Every deal in board order (only ``owner_id``'s when given), with its contact's and
+    owner's names."""
+    if owner_id is None:
+        return query(path, f"{_DEALS} ORDER BY d.position, d.id")
+    return query(path, f"{_DEALS} WHERE d.owner_id = ? ORDER BY d.position, d.id", (owner_id,))
+
+
+def deal(path: Path, deal_id: int) -> dict[str, Any] | None:
+    found = query(path, f"{_DEALS} WHERE d.id = ?", (deal_id,))
+    return found[0] if found else None
+
+
+def users(path: Path) -> list[dict[str, Any]]:
+    """Orbit's users by name: who may own a deal."""
+    return query(path, "SELECT id, name FROM users ORDER BY name, id")
+
+
+def set_deal_owner(path: Path, deal_id: int, owner_id: int) -> bool:
+    """Give the deal to user ``owner_id``; False when there is no such deal."""
+    with connect(path) as db:
+        return (
+            db.execute("UPDATE deals SET owner_id = ? WHERE id = ?", (owner_id, deal_id)).rowcount
+            > 0
+        )
 
 
 def move_deal(path: Path, deal_id: int, stage: str) -> dict[str, Any] | None:
@@ -358,6 +434,26 @@ def move_deal(path: Path, deal_id: int, stage: str) -> dict[str, Any] | None:
     if not moved:
         return None
     return query(path, "SELECT id, title, amount, stage FROM deals WHERE id = ?", (deal_id,))[0]
+
+
+def settings(path: Path) -> dict[str, Any]:
+    """The app's settings: ``language`` ("en" or "zh") and ``email_notifications`` (bool)."""
+    (row,) = query(path, "SELECT language, email_notifications FROM settings WHERE id = 1")
+    return {"language": row["language"], "email_notifications": bool(row["email_notifications"])}
+
+
+def save_settings(
+    path: Path, *, language: str | None = None, email_notifications: bool | None = None
+) -> None:
+    """Save the settings given (None: keep that one as it is)."""
+    with connect(path) as db:
+        if language is not None:
+            db.execute("UPDATE settings SET language = ? WHERE id = 1", (language,))
+        if email_notifications is not None:
+            db.execute(
+                "UPDATE settings SET email_notifications = ? WHERE id = 1",
+                (int(email_notifications),),
+            )
 
 
 def valid_date(value: str) -> bool:

@@ -11,7 +11,9 @@ resolve on the page as it is now (see :mod:`pagesight.planners.resolve`) go into
 :class:`~pagesight.agent.decision.Batch`. A round ends before an ``expect`` or ``wait for``
 (it looks at the page after the actions before it), after ``go to`` and after a click on a
 link (they load another page), and before a step whose target is not on the page yet (it is
-resolved in the next round, on the page the round left).
+resolved in the next round, on the page the round left). ``accept the next dialog`` is a round
+of its own (the ``handle_dialog`` tool, which the confirm gate asks about); ``done`` ends the
+run once the rounds before it held, with its answer.
 
 The next decision first checks the round it issued, through each step's Effect: a click that
 changed nothing (``no_op``) stops the run (``no_effect``), as does an action that failed
@@ -67,6 +69,7 @@ class _Planned:
     action: Action
     record: dict[str, Any]
     navigates: bool = False
+    """Its round ends after it: it loads another page (or answers the next action's dialog)."""
 
 
 class StepsPlanner:
@@ -203,6 +206,14 @@ class StepsPlanner:
                     return self._stop("expect_failed", step, record["message"], checks)
                 planned.append(self._wait(step))
                 break
+            if step.kind == "done":
+                if planned:  # the round before it runs first, and is checked
+                    break
+                raw = {"planner": "steps", "checks": checks, "steps": []}
+                self._cursor = len(self.steps)
+                return Done(label=step.text, answer=step.value, raw=raw)
+            if step.kind == "accept_dialog" and planned:
+                break  # a tool call of its own, not a page action a batch can hold
             item = self._plan(step, state)
             if isinstance(item, Refused):
                 if planned:  # it may be on the page once this round has run
@@ -231,6 +242,12 @@ class StepsPlanner:
         if step.kind == "go_to":
             url = urljoin(state.url, step.value or "")
             action = Action(tool="navigate", arguments={"url": url})
+            return _Planned(
+                index=self._cursor, step=step, action=action, record=record, navigates=True
+            )
+        if step.kind == "accept_dialog":
+            # Its own round: the answer holds for the next action, the step after it.
+            action = Action(tool="handle_dialog", arguments={"accept": True})
             return _Planned(
                 index=self._cursor, step=step, action=action, record=record, navigates=True
             )

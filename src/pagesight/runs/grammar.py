@@ -15,6 +15,8 @@ values, and written back (:func:`format_step`) for the ``steps.txt`` a run leave
     wait for "TEXT"                  等待 "TEXT"
     expect "TEXT"                    确认 "TEXT"
     expect X to be "V"               确认 X 为 "V"
+    accept the next dialog           接受下一个对话框
+    done  (done "ANSWER")            完成  (完成 "ANSWER")
     # a comment
 
 X is the element in words, as a person writes them ("the Save button", "Alice Chen's Edit
@@ -23,6 +25,9 @@ group or heading it sits in. A target may end with ``@ SELECTOR``, the selector 
 it was recorded: a hint a replay tries first (see :mod:`pagesight.planners.resolve`).
 Quoted values take ``\\"`` for a quote; Chinese quotes (“…”) work too. URLs may be relative
 to the page the step runs on. ``{{NAME}}`` in a typed value (or a URL) is the secret NAME.
+``accept the next dialog`` answers the ``confirm()`` the next step opens with OK (by default
+a confirm is dismissed); ``done "ANSWER"`` ends the script with the answer to a goal that
+asked a question, and is its last step.
 """
 
 from __future__ import annotations
@@ -47,6 +52,8 @@ Kind = Literal[
     "wait_for",
     "expect_text",
     "expect_value",
+    "accept_dialog",
+    "done",
 ]
 CHECKS: frozenset[Kind] = frozenset({"wait_for", "expect_text", "expect_value"})
 """Steps that look at the page rather than act on it."""
@@ -247,6 +254,19 @@ _FORMS: list[tuple[re.Pattern[str], _Build]] = [
     ),
     (re.compile(rf"确认\s*{_V}"), lambda m, n: Step(kind="expect_text", value=_v(m))),
     (
+        re.compile(r"accept\s+(?:the\s+)?(?:next\s+)?dialog", _EN),
+        lambda m, n: Step(kind="accept_dialog"),
+    ),
+    (re.compile(r"接受(?:下一个)?对话框"), lambda m, n: Step(kind="accept_dialog")),
+    (
+        re.compile(rf"done(?:\s+{_V})?", _EN),
+        lambda m, n: Step(kind="done", value=_v(m) if m["v"] else None),
+    ),
+    (
+        re.compile(rf"完成(?:\s*{_V})?"),
+        lambda m, n: Step(kind="done", value=_v(m) if m["v"] else None),
+    ),
+    (
         re.compile(r"click\s+(?:on\s+)?(?P<x>.+)", _EN),
         lambda m, n: Step(kind="click", target=_x(m, n)),
     ),
@@ -255,8 +275,9 @@ _FORMS: list[tuple[re.Pattern[str], _Build]] = [
 
 FORMS_HELP = (
     'go to URL, click X, type "V" into X, select "V" in X, press KEY, hover X, scroll to X, '
-    'drag X to Y, upload "FILE" to X, wait for "TEXT", expect "TEXT", expect X to be "V" '
-    '(or 打开, 点击, 在 X 输入 "V", 在 X 选择 "V", 按, 悬停, 等待, 确认)'
+    'drag X to Y, upload "FILE" to X, wait for "TEXT", expect "TEXT", expect X to be "V", '
+    'accept the next dialog, done ("ANSWER") '
+    '(or 打开, 点击, 在 X 输入 "V", 在 X 选择 "V", 按, 悬停, 等待, 确认, 接受下一个对话框, 完成)'
 )
 
 
@@ -290,10 +311,14 @@ def parse_line(text: str, line: int) -> Step | None:
 def parse(text: str) -> tuple[Step, ...]:
     """Every step of a script; :class:`~pagesight.errors.StepsError` naming the first line
     that is no step (or saying the script has none)."""
-    steps = []
+    steps: list[Step] = []
     for number, line in enumerate(text.splitlines(), start=1):
         step = parse_line(line, number)
         if step is not None:
+            if steps and steps[-1].kind == "done":
+                raise StepsError(
+                    "done ends the script: it must be the last step", line=steps[-1].line
+                )
             steps.append(step)
     if not steps:
         raise StepsError("the script has no steps (only blank lines and comments)")
@@ -370,3 +395,7 @@ def format_step(step: Step) -> str:
             return f"expect {v}"
         case "expect_value":
             return f"expect {x} to be {v}"
+        case "accept_dialog":
+            return "accept the next dialog"
+        case "done":
+            return "done" if step.value is None else f"done {v}"

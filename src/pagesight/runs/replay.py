@@ -8,8 +8,8 @@ planner's own words when those alone do not find it) with the selector it had as
 its element is found again by its words, and the replay says which steps healed.
 
 Actions the language has no step for (a double or right click, a scroll by a screen, going
-back, a point of the viewport, a form filled in one call, a dialog's answer) are written as
-comments, so the file still says what the run did. Navigations to the
+back, a point of the viewport, a form filled in one call, a dialog dismissed or a prompt
+answered) are written as comments, so the file still says what the run did. Navigations to the
 run's own origin are written as paths, so a replay may start the same app on another port.
 """
 
@@ -41,6 +41,9 @@ def compile_run(records: list[dict[str, Any]], *, folder: str = "") -> str:
                 if check.get("ok") or check["kind"] != "wait_for":  # else its action follows
                     lines.append(_check_line(check))
         actions = decision["actions"] if decision["type"] == "batch" else [decision]
+        if decision["type"] == "done" and decision.get("answer") is not None:
+            # The answer a goal asked for: a replay gives it again.
+            lines.append(format_step(Step(kind="done", value=str(decision["answer"]))))
         if decision["type"] not in ("action", "batch"):
             continue
         if decision["type"] == "action" and decision["tool"] == "act":
@@ -153,6 +156,9 @@ def _action_line(
         )
         return f"# drag from {start} to {end} (no element to name)"
     if tool == "handle_dialog":
+        if args.get("accept") and args.get("prompt_text") is None:
+            return format_step(Step(kind="accept_dialog"))
+        # Dismissing is what a replay does anyway; a prompt's text has no step.
         answer = "accept" if args.get("accept") else "dismiss"
         return f"# {answer} the next dialog (the steps language has no step for it)"
     if tool == "scroll" and x is None and args.get("direction"):

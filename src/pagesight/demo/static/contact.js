@@ -1,5 +1,6 @@
-// The contact page: delete asks first; a note is written in a rich-text editor and saved with
-// fetch, then shown at the top of the list without reloading the page.
+// The contact page: delete asks first; a note is written in a rich-text editor (its toolbar's
+// buttons pressed while the text at the caret has their format) and saved with fetch, then
+// shown at the top of the list without reloading the page.
 (() => {
   const deleteForm = document.querySelector("form.delete");
   deleteForm.addEventListener("submit", (event) => {
@@ -10,13 +11,24 @@
   const save = document.getElementById("save-note");
   const status = document.getElementById("note-status");
   const list = document.getElementById("note-list");
-  for (const button of document.querySelectorAll(".toolbar [data-command]")) {
+  // The toolbar's buttons are toggles: each says whether the text at the caret (or selected)
+  // is bold, italic, in a list, as a word processor's do, and as a screen reader reads them.
+  const buttons = [...document.querySelectorAll(".toolbar [data-command]")];
+  const showState = () => {
+    if (!editor.contains(document.getSelection().anchorNode)) return;
+    for (const button of buttons) {
+      button.setAttribute("aria-pressed", String(document.queryCommandState(button.dataset.command)));
+    }
+  };
+  for (const button of buttons) {
     button.addEventListener("mousedown", (event) => event.preventDefault());  // keep the selection
     button.addEventListener("click", () => {
       editor.focus();
       document.execCommand(button.dataset.command);
+      showState();
     });
   }
+  document.addEventListener("selectionchange", showState);
   save.addEventListener("click", async () => {
     if (!editor.textContent.trim()) {
       status.textContent = orbitText("note_empty");
