@@ -129,15 +129,24 @@ def load_tasks() -> list[Task]:
     tasks = []
     for entry in suite.get("tasks", []):
         steps = (SUITE.parent / entry["steps"]).read_text(encoding="utf-8")
+        try:
+            intents = read_intents(steps)
+        except ValueError as exc:  # a step the reference model does not drive yet: said
+            print(f"task {entry['id']} not run: {exc}", file=sys.stderr)
+            continue
+        # The SQL checks of a run that asks no person (--confirm never, as every stack here
+        # runs); the others (a stop reason, an answer) are the eval's.
         checks = tuple(
-            Check(sql=c["sql"], equals=c["equals"]) for c in entry.get("checks", []) if "sql" in c
+            Check(sql=c["sql"], equals=c["equals"])
+            for c in entry.get("checks", [])
+            if "sql" in c and c.get("when_confirm", "never") == "never"
         )
         tasks.append(
             Task(
                 id=entry["id"],
                 goal=entry["goal"],
                 start=entry.get("start", "/"),
-                intents=read_intents(steps),
+                intents=intents,
                 checks=checks,
                 max_rounds=int(entry.get("max_steps", MAX_ROUNDS)) + 5,
             )
