@@ -295,6 +295,21 @@ def opening(task: Task, app: OrbitApp) -> tuple[Intent, ...]:
     return (Intent(kind="go_to", text=f"go to {url}", value=url),)
 
 
+def no_person_pagesight() -> type[Any]:
+    import mcp_servers
+
+    class NoPerson(mcp_servers.Pagesight):
+        """pagesight's MCP server with ``--confirm never``: no stack here has a person to
+        ask, and its default (``risky``) would stop at "Send message" for one, where the
+        llm planner's Agent (``confirm="never"`` by default) and the peers go on."""
+
+        def params(self) -> Any:
+            params = super().params()
+            return params.model_copy(update={"args": [*params.args, "--confirm", "never"]})
+
+    return NoPerson
+
+
 MCP_SYSTEM = (
     "You control a web browser through the tools to do the user's task. When it is done, "
     "say so in words."
@@ -316,7 +331,7 @@ async def run_mcp(
         side: mcp_servers.Side = (
             mcp_servers.Playwright(Path(folder))
             if playwright
-            else mcp_servers.Pagesight(Path(folder))
+            else no_person_pagesight()(Path(folder))
         )
         log = Path(folder) / "server.log"
         t0 = time.perf_counter()

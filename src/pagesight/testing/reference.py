@@ -379,6 +379,19 @@ class McpActDialect(ActDialect):
     name = "pagesight MCP"
     finish_with_acts = False  # browser_act has expect lines, but no done: finishing is words
 
+    def observe(self, body: dict[str, Any]) -> Observation:
+        seen = super().observe(body)
+        failed = [  # a tool call the server refused (the loop marks them "Error: ")
+            message_text(m)
+            for m in since_last_answer(body)
+            if m.get("role") == "tool" and message_text(m).startswith("Error:")
+        ]
+        if not failed:
+            return seen
+        return Observation(
+            elements=seen.elements, text=seen.text, fresh=seen.fresh, error=failed[0][:300]
+        )
+
     def render(self, plan: Plan, body: dict[str, Any]) -> Reply:
         if plan.refusal is not None:
             return Reply(text=plan.refusal)
