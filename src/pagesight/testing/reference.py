@@ -532,7 +532,7 @@ class ReferenceModel(FakeOpenAI):
     """The server; each task's stack talks to a :meth:`conversation` of its own. ``api_key``:
     the bearer token it requires, if any."""
 
-    paths = ("/{key}/v1/chat/completions",)
+    paths: tuple[str, ...] = ("/{key}/v1/chat/completions",)
 
     def __init__(self, *, api_key: str | None = None, port: int = 0) -> None:
         super().__init__((), api_key=api_key, port=port)
