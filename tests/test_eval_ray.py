@@ -285,6 +285,8 @@ def test_ray_gives_what_a_sequential_run_gives(
     # The same files, where a sequential run puts them; what the node wrote came back.
     assert _files(on_ray) == _files(seq)
     assert (on_ray / "tasks/next/1/run/report.html").is_file()
+    replay = (on_ray / "tasks/next/1/run/steps.txt").read_text()
+    assert f"{on_ray}/tasks/next/1/run/steps.txt" in replay  # where it is, not where it ran
     seen = (on_ray / "tasks/next/1/work/seen.txt").read_text()
     assert seen.startswith("http://127.0.0.1:")
     summary = json.loads((on_ray / "summary.json").read_text())

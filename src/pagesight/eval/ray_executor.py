@@ -24,7 +24,8 @@ How it is laid out, and why:
   writing into a temporary folder on the node; it then packs the task's folder
   (``tasks/ID/REPEAT``: the run's records, report, screenshots, the app's workdir,
   ``worker.log``) and returns it with the result. The driver unpacks it into ``--out``, so
-  the files are where, and what, a sequential run leaves; a worker that died still sends
+  the files are where, and what, a sequential run leaves (the comment in ``steps.txt`` that
+  names the run's folder is made to name it in ``--out``); a worker that died still sends
   back what it wrote (its ``worker.log`` says why).
 * **Deadline**: the driver gives each task ``--task-timeout`` from the moment it submits it
   (it submits no more than there are browsers, so a task rarely waits for one), then
@@ -80,6 +81,8 @@ CANCEL_GRACE_S = 10.0
 """After ``ray.cancel``, how long a task has to end its worker and send its files back."""
 CONNECT_TIMEOUT_S = 5.0
 NODE_POLL_S = 0.05
+STEPS_TXT = "steps.txt"
+"""A run's replayable steps, whose comment names the run's folder."""
 
 
 @dataclass
@@ -239,6 +242,7 @@ def run_on_node(
     folder: str,
     options: Options,
     api_key: str | None,
+    driver_out: str,
 ) -> dict[str, Any]:
     """The body of the Ray task: the worker process for one job in a temporary folder on
     this node, then that job's folder packed. Returns ``result`` (the worker's, or None),
@@ -296,7 +300,7 @@ def run_on_node(
             "returncode": process.returncode,
             "ended": ended,
             "log": _log_tail(task_dir / WORKER_LOG),
-            "files": _pack_task(out, folder),
+            "files": _pack_task(out, folder, driver_out),
         }
 
 
@@ -316,7 +320,12 @@ def _node_dir() -> Path:
     return path
 
 
-def _pack_task(out: Path, folder: str) -> bytes:
+def _pack_task(out: Path, folder: str, driver_out: str) -> bytes:
+    """The task's folder as a tar.gz, its ``steps.txt`` naming the run where the driver puts
+    it (``driver_out``), not where it ran on this node."""
+    for steps in (out / folder).rglob(STEPS_TXT):
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            steps.write_text(steps.read_text().replace(str(out), driver_out))
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz", compresslevel=1) as tar:
         tar.add(out / folder, arcname=folder)
@@ -396,6 +405,7 @@ class RayTasks:
             folder=job.folder,
             options=self._options,
             api_key=self._api_key,
+            driver_out=str(self._out),
         )
         now = time.monotonic()
         self._running[ref] = _Submitted(job, now, now + self._options.task_timeout)
