@@ -7,11 +7,11 @@ How it is laid out, and why:
 
 * **Where**: a node offers a custom resource ``browser`` (``ray start --resources
   '{"browser": 4}'``); each task asks for ``browser=1`` and no CPU, so ``browser`` alone caps
-  the browsers a node runs. With no address the driver starts a local Ray (on 127.0.0.1)
-  with as many ``browser`` as ``--workers``; with one, as many tasks are in flight as the
-  cluster has ``browser`` in all (fewer if ``--workers`` says so). Ray's own retries are off
-  (``max_retries=0``): the driver alone retries an infrastructure failure, into its own
-  folder, as it does for worker processes.
+  the browsers a node runs. With no address the driver starts a local Ray
+  with as many ``browser`` as ``--workers``, listening on 127.0.0.1 only; with one, as many
+  tasks are in flight as the cluster has ``browser`` in all (fewer if ``--workers`` says
+  so). Ray's own retries are off (``max_retries=0``): the driver alone retries an
+  infrastructure failure, into its own folder, as it does for worker processes.
 * **The suite**: a node's filesystem need not be the driver's, so the suite's folder (its
   steps files, ``python`` checks, an app's script) is packed once, put in Ray's object
   store, and unpacked once per node into a folder named by its hash
@@ -81,6 +81,9 @@ CANCEL_GRACE_S = 10.0
 """After ``ray.cancel``, how long a task has to end its worker and send its files back."""
 CONNECT_TIMEOUT_S = 5.0
 NODE_POLL_S = 0.05
+LOOPBACK_ONLY_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
+"""Ray's switch (named for the platforms where it is off by default) between a node address
+reachable from other machines and 127.0.0.1; "0" for the local Ray the driver starts."""
 STEPS_TXT = "steps.txt"
 """A run's replayable steps, whose comment names the run's folder."""
 
@@ -106,6 +109,10 @@ def connect(address: str | None, *, workers: int | None) -> Cluster:
     this process is already connected to one), or the cluster at ``address``. SetupError
     without the ``ray`` extra; InvalidOption (exit 2) for an address where no Ray answers,
     or a cluster that offers no ``browser``."""
+    if not address:
+        # A Ray of this process's own listens on 127.0.0.1 only: Ray puts its nodes on the
+        # machine's network address unless told it is no cluster (read as Ray is imported).
+        os.environ.setdefault(LOOPBACK_ONLY_ENV, "0")
     try:
         import ray
     except ImportError:
@@ -125,12 +132,7 @@ def connect(address: str | None, *, workers: int | None) -> Cluster:
                     "ray", f"cannot connect to Ray at {address!r}: {_first_line(exc)}"
                 ) from None
         else:
-            ray.init(
-                resources={BROWSER: workers or 1},
-                include_dashboard=False,
-                _node_ip_address="127.0.0.1",
-                **quiet,
-            )
+            ray.init(resources={BROWSER: workers or 1}, include_dashboard=False, **quiet)
         started_here = True
     browsers = int(ray.cluster_resources().get(BROWSER, 0))  # type: ignore[no-untyped-call]
     if browsers < 1:
