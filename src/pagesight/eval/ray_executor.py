@@ -47,6 +47,7 @@ How it is laid out, and why:
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import os
@@ -57,7 +58,7 @@ import sys
 import tarfile
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -170,15 +171,6 @@ def _check_reachable(address: str) -> None:
 
 
 # --- the suite, shipped to the nodes ---------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Shipment:
-    """The suite's folder as a tar in Ray's object store, and where the suite file is in it."""
-
-    sha256: str
-    suite_file: str
-    blob: ObjectRef[bytes]
 
 
 def pack_folder(folder: Path, *, leave_out: Path | None = None) -> bytes:
@@ -352,7 +344,6 @@ class _Submitted:
     deadline: float
     cancelled: float | None = None
     forced: bool = False
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class RayTasks:
@@ -375,10 +366,8 @@ class RayTasks:
         self._options = options
         self._out = out
         self._api_key = api_key
+        tar = pack_folder(suite.folder, leave_out=out)  # too big: refused before any file
         (out / JOBS).mkdir(parents=True, exist_ok=True)
-        tar = pack_folder(suite.folder, leave_out=out)
-        import hashlib
-
         self._ship = (hashlib.sha256(tar).hexdigest(), str(suite.path.relative_to(suite.folder)))
         self._blob = ray.put(tar)
         # As Any: Ray's stubs know functions of positional arguments only, these are by keyword.
