@@ -9,6 +9,7 @@ exit 2, when Ray is missing, unreachable or asked for headed browsers.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -23,10 +24,15 @@ from typing import Any
 import pytest
 
 from cli_support import run_cli
+from pagesight.eval import Options, TaskResult, load_suite, run_eval
+from pagesight.eval.ray_executor import RayTasks, connect
+from pagesight.eval.runner import Job
 
 # This module's Ray on 127.0.0.1, as the one `--ray` starts (read as Ray is imported).
 os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
 ray = pytest.importorskip("ray")
+
+API_KEY = f"sk-test-{uuid.uuid4().hex}"
 
 # Every process Ray starts for this module inherits this mark: what a task leaves running
 # (a Chromium, the app, a worker) is found by it.
@@ -61,7 +67,7 @@ http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
 """
 
 CHECKS = """\
-import os, signal, time
+import hashlib, os, signal, time
 from pathlib import Path
 
 MARKERS = Path({markers!r})
@@ -79,6 +85,10 @@ def _first_time(name):
     MARKERS.mkdir(parents=True, exist_ok=True)
     marker.write_text(str(os.getpid()))
     return True
+
+def sees_the_key(workdir, base_url, result):
+    key = os.environ.get("PAGESIGHT_EVAL_API_KEY", "")
+    return True if hashlib.sha256(key.encode()).hexdigest() == {key_sha!r} else "no key"
 
 def worker_dies_once(workdir, base_url, result):
     if _first_time("worker"):
@@ -166,6 +176,14 @@ goal = "See the welcome, the Ray worker killed once"
 steps = "welcome.steps"
 [[tasks.checks]]
 python = "checks.py:ray_worker_dies_once"
+
+[[tasks]]
+id = "sees-the-key"
+start = "/"
+goal = "See the welcome, with the API key the eval was given"
+steps = "welcome.steps"
+[[tasks.checks]]
+python = "checks.py:sees_the_key"
 """
 
 STEPS = {
@@ -198,7 +216,8 @@ def _suite(folder: Path, tasks: str) -> Path:
     pids = folder.parent / f"{folder.name}-pids"
     markers = folder.parent / f"{folder.name}-markers"
     (folder / "app.py").write_text(APP)
-    (folder / "checks.py").write_text(CHECKS.format(markers=str(markers)))
+    key_sha = hashlib.sha256(API_KEY.encode()).hexdigest()
+    (folder / "checks.py").write_text(CHECKS.format(markers=str(markers), key_sha=key_sha))
     for name, text in STEPS.items():
         (folder / name).write_text(text)
     head = SUITE_HEAD.format(python=sys.executable, pids=pids)
@@ -333,15 +352,38 @@ def test_a_hung_task_is_cancelled_at_its_deadline(
     assert not [pid for pid in pids if Path(f"/proc/{pid}").exists()]
 
 
-def test_a_worker_killed_mid_task_is_retried(
-    local_ray: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+class _Events:
+    def __init__(self) -> None:
+        self.ended: list[tuple[str, TaskResult, bool]] = []
+
+    def started(self, job: Job) -> None:
+        pass
+
+    def finished(self, job: Job, result: TaskResult, *, retrying: bool) -> None:
+        self.ended.append((job.task.id, result, retrying))
+
+
+def test_a_worker_killed_mid_task_is_retried_and_the_key_never_on_disk(
+    local_ray: None, tmp_path: Path
 ) -> None:
-    suite = _suite(tmp_path / "suite", KILL_TASKS)
+    suite = load_suite(_suite(tmp_path / "suite", KILL_TASKS))
     out = tmp_path / "out"
-    ran = run_cli(monkeypatch, "eval", str(suite), "--ray", "--out", str(out))
-    assert ran.returncode == 0, ran.stdout + ran.stderr
+    options = Options()
+    cluster = connect(None, workers=None)  # this module's Ray, 2 browsers
+    events = _Events()
+    done = run_eval(
+        suite,
+        suite.tasks,
+        options,
+        out,
+        events=events,
+        executor=lambda: RayTasks(cluster, suite, options, out, api_key=API_KEY),
+        workers=cluster.browsers,
+        ray="local",
+    )
+    assert done.exit_code == 0, [r.as_dict() for r in done.results]
     lines = {line["task"]: line for line in _lines(out)}
-    assert len(_lines(out)) == 2  # one line a task: a retried attempt is not a result
+    assert len(_lines(out)) == 3  # one line a task: a retried attempt is not a result
     for task in ("worker-dies", "ray-worker-dies"):
         retried = lines[task]
         assert retried["outcome"] == "passed", retried
@@ -349,12 +391,18 @@ def test_a_worker_killed_mid_task_is_retried(
         assert retried["folder"] == f"tasks/{task}/1.retry1"
         assert (out / f"tasks/{task}/1.retry1/run/report.html").is_file()
     assert (out / "tasks/worker-dies/1/worker.log").is_file()  # the dead attempt's files
-    assert "its worker died (exit code -9)" in ran.stdout
-    assert "its Ray task failed: WorkerCrashedError" in ran.stdout
+    why = {task: r.error or "" for task, r, retrying in events.ended if retrying}
+    assert why["worker-dies"].startswith("its worker died (exit code -9)")
+    assert why["ray-worker-dies"].startswith("its Ray task failed: WorkerCrashedError")
+    assert "sees-the-key" not in why
+    # The worker got the key in its environment, and no file of the eval holds it.
+    assert lines["sees-the-key"]["outcome"] == "passed"
+    key = API_KEY.encode()
+    assert not [p for p in out.rglob("*") if p.is_file() and key in p.read_bytes()]
     # The worker whose Ray worker was killed ended with it, its browser and app too.
     assert _nothing_left() == []
     pids = [int(p.name) for p in (tmp_path / "suite-pids").iterdir()]
-    assert len(pids) == 4
+    assert len(pids) == 5
     assert not [pid for pid in pids if Path(f"/proc/{pid}").exists()]
 
 

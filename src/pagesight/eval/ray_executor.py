@@ -15,13 +15,14 @@ How it is laid out, and why:
 * **The suite**: a node's filesystem need not be the driver's, so the suite's folder (its
   steps files, ``python`` checks, an app's script) is packed once, put in Ray's object
   store, and unpacked once per node into a folder named by its hash
-  (``$TMPDIR/pagesight-ray/suites/SHA``); ``--out``, ``.git``, ``__pycache__``,
-  ``node_modules`` and virtual environments are left out, and a folder over 64 MiB is
-  refused (one line, before anything starts). Every node needs pagesight (with this
-  module) installed, and Chromium.
-* **The task**: the Ray task runs the same worker as ``--workers`` does,
-  ``python -m pagesight.eval.worker JOB.json``, as a child in a process group of its own
-  writing into a temporary folder on the node; it then packs the task's folder
+  (``$TMPDIR/pagesight-ray/suites/SHA``); ``--out`` and earlier evals' output folders,
+  ``.git``, ``__pycache__``, ``node_modules`` and virtual environments are left out, and a
+  folder over 64 MiB is refused (one line, before anything starts). Every node needs
+  pagesight (the same version) and Chromium installed.
+* **The task**: the Ray task runs the same worker as ``--workers`` does (``main`` below is
+  :func:`pagesight.eval.worker.main`, made to end with its parent and to unwind on SIGTERM)
+  as a child in a process group of its own, writing into a temporary folder on the node;
+  it then packs the task's folder
   (``tasks/ID/REPEAT``: the run's records, report, screenshots, the app's workdir,
   ``worker.log``) and returns it with the result. The driver unpacks it into ``--out``, so
   the files are where, and what, a sequential run leaves (the comment in ``steps.txt`` that
@@ -64,6 +65,7 @@ from typing import TYPE_CHECKING, Any
 
 from pagesight.errors import InvalidOption, SetupError
 from pagesight.eval.app import die_with_parent
+from pagesight.eval.results import RESULTS
 from pagesight.eval.runner import JOBS, KILL_GRACE_S, WORKER_LOG, Job, _end_group, _log_tail
 from pagesight.eval.suite import Suite
 from pagesight.eval.task import API_KEY_ENV, Options, TaskResult, infra_result
@@ -175,8 +177,8 @@ def _check_reachable(address: str) -> None:
 
 def pack_folder(folder: Path, *, leave_out: Path | None = None) -> bytes:
     """The suite's folder as an uncompressed tar, without ``leave_out`` (``--out``) and what
-    is never the suite's (version control, caches, environments). InvalidOption when too
-    big to ship to every node."""
+    is never the suite's (version control, caches, environments, earlier evals' output).
+    InvalidOption when too big to ship to every node."""
     buffer = io.BytesIO()
     skip = leave_out.resolve() if leave_out is not None else None
     size = 0
@@ -186,6 +188,8 @@ def pack_folder(folder: Path, *, leave_out: Path | None = None) -> bytes:
         path = folder / info.name
         if Path(info.name).name in SKIPPED or (skip is not None and path.resolve() == skip):
             return None
+        if info.isdir() and ((path / RESULTS).is_file() or (path / JOBS).is_dir()):
+            return None  # an earlier eval's --out
         size += info.size
         if size > MAX_SUITE_BYTES:
             raise InvalidOption(
