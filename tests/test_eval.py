@@ -12,6 +12,7 @@ import csv
 import hashlib
 import json
 import os
+import socket
 import sqlite3
 from pathlib import Path
 
@@ -20,7 +21,9 @@ import pytest
 from cli_support import run_cli
 from pagesight.agent.state import RunResult
 from pagesight.eval.checks import Outcome, judge
-from pagesight.eval.suite import Check
+from pagesight.eval.suite import Check, load_suite
+from pagesight.eval.task import API_KEY_ENV, Options, run_task
+from pagesight.testing.reference_suite import SuiteReference
 
 SUITE = Path(__file__).parent / "evals" / "suite.toml"
 
@@ -318,3 +321,67 @@ def test_the_bundled_orbit_suite_sends_what_its_tasks_allow_and_stops_for_a_pers
         assert db.execute("SELECT count(*) FROM contacts WHERE name = 'Kenji Mori'").fetchone() == (
             0,
         )
+
+
+def test_a_model_is_given_each_goal_through_one_base_url_and_its_tokens_are_priced(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # The reference model plays a capable model for every task of the suite at one address,
+    # as a real endpoint would be; the workers' requests go through the real openai SDK.
+    suite = load_suite("orbit")
+    chosen = [suite.task("alice-title"), suite.task("export-csv")]
+    tasks = {task.goal: (suite.steps_path(task) or Path()).read_text() for task in chosen}
+    out = tmp_path / "out"
+    with SuiteReference(tasks, api_key="sk-test") as reference:
+        done = run_cli(
+            monkeypatch,
+            "eval",
+            "orbit",
+            "--model",
+            "openai:gpt-4.1-mini",
+            "--base-url",
+            reference.base_url,
+            "--api-key",
+            "sk-test",
+            "--tasks",
+            "alice-title,export-csv",
+            "--workers",
+            "2",
+            "--out",
+            str(out),
+        )
+        conversations = list(reference.conversations.values())
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(len(talk.requests) for talk in conversations) == [1, 3]
+    assert all(talk.finished for talk in conversations)
+    runs = {r["task"]: r for r in _jsonl(out / "results.jsonl")}
+    # What the planner counted is what the model server was asked.
+    assert runs["alice-title"]["rounds"] == 3 and runs["export-csv"]["rounds"] == 1
+    assert runs["export-csv"]["answer"] == "14"
+    for run in runs.values():
+        assert run["input_tokens"] > run["output_tokens"] > 0  # type: ignore[operator]
+        assert run["cost"] is not None and run["cost"] > 0  # type: ignore[operator]
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["model"] == "openai:gpt-4.1-mini"
+    assert summary["totals"]["cost"] == pytest.approx(sum(r["cost"] for r in runs.values()))  # type: ignore[misc]
+    # The key went to the workers in their environment, never into a file in --out.
+    assert not [p for p in out.rglob("*") if p.is_file() and b"sk-test" in p.read_bytes()]
+
+
+def test_a_model_server_that_does_not_answer_is_an_infrastructure_failure(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # One attempt, in this process (the driver's retries of an infra result are tested
+    # above): the run is not judged a failure of the task, it failed underneath.
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        closed = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    suite = load_suite("orbit")
+    options = Options(planner="model", model="openai:gpt-4.1-mini", base_url=closed)
+    monkeypatch.setenv(API_KEY_ENV, "sk-test")
+    result = run_task(
+        suite, suite.task("export-csv"), repeat=1, attempt=1, options=options, out=tmp_path
+    )
+    assert result.outcome == "infra"
+    assert result.error is not None and "no model server answers" in result.error
+    assert closed in result.error

@@ -15,11 +15,14 @@ from pagesight.cli.options import add_tools_option
 from pagesight.errors import InvalidOption
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from rich.console import Console
     from rich.progress import Progress, TaskID
 
     from pagesight.eval.evaluate import EvalResult
-    from pagesight.eval.runner import Job
+    from pagesight.eval.ray_executor import Cluster
+    from pagesight.eval.runner import Executor, Job
     from pagesight.eval.task import Planner, TaskResult
 
 DEFAULT_OUT = "evals"
@@ -59,7 +62,22 @@ def add_eval_options(commands: argparse._SubParsersAction[Any]) -> None:
     run.add_argument("--tasks", default=None, metavar="ID,…", help="only these tasks")
     run.add_argument("--repeat", type=int, default=1, metavar="N", help="run each task N times")
     run.add_argument(
-        "--workers", type=int, default=1, metavar="N", help="tasks at once, a process each"
+        "--workers",
+        type=int,
+        default=None,
+        metavar="N",
+        help="tasks at once, a process each (default 1); with --ray and no address, the "
+        "browsers of the local Ray; with an address, at most this many of the cluster's",
+    )
+    run.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="run each task as a Ray task asking for one 'browser' resource (needs "
+        "pagesight[ray]): on the cluster at ADDRESS (HOST:PORT, ray://HOST:PORT, auto), or "
+        "without one on a local Ray started here",
     )
     run.add_argument(
         "--out", default=None, metavar="DIR", help=f"where the files go ({DEFAULT_OUT}/<time>)"
@@ -107,6 +125,8 @@ def run_eval_command(args: argparse.Namespace) -> int:
         for option in ("model", "api_key", "base_url"):
             if getattr(args, option) is not None:
                 raise InvalidOption(option, "is for --planner model; the steps planner needs none")
+    if args.ray is not None and args.headed:
+        raise InvalidOption("ray", "runs browsers headless on Ray's nodes; drop --headed")
     suite = load_suite(args.suite)
     options = Options(
         planner=planner,
@@ -127,24 +147,47 @@ def run_eval_command(args: argparse.Namespace) -> int:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     out = Path(args.out or f"{DEFAULT_OUT}/{stamp}-{suite.name}").expanduser().absolute()
     check_out(out)
+    workers: int = args.workers or 1
+    where = f"{workers} worker{'s' if workers != 1 else ''}"
+    executor: Callable[[], Executor] | None = None
+    cluster: Cluster | None = None
+    if args.ray is not None:
+        from pagesight.eval.ray_executor import RayTasks, connect
+
+        cluster = connect(args.ray or None, workers=args.workers)
+        workers = cluster.browsers
+        try:
+            ray_tasks = RayTasks(cluster, suite, options, out, api_key=args.api_key)
+        except BaseException:
+            cluster.shutdown()
+            raise
+        executor = lambda: ray_tasks  # noqa: E731 - the one executor, made before the display
+        where = (
+            f"Ray at {args.ray}" if args.ray else "a local Ray"
+        ) + f", {workers} browser{'s' if workers != 1 else ''}"
     console = _console()
     console.print(
         f"{suite.name}: {len(tasks)} task{'s' if len(tasks) != 1 else ''}"
         f"{f' x {args.repeat}' if args.repeat > 1 else ''}, planner {planner}"
-        f"{f' ({args.model})' if args.model else ''}, {args.workers} worker"
-        f"{'s' if args.workers != 1 else ''} → {out}"
+        f"{f' ({args.model})' if args.model else ''}, {where} → {out}"
     )
-    with _Display(console, len(tasks) * args.repeat) as display:
-        result = run_eval(
-            suite,
-            tasks,
-            options,
-            out,
-            repeat=args.repeat,
-            workers=args.workers,
-            events=display,
-            api_key=args.api_key,
-        )
+    try:
+        with _Display(console, len(tasks) * args.repeat) as display:
+            result = run_eval(
+                suite,
+                tasks,
+                options,
+                out,
+                repeat=args.repeat,
+                workers=workers,
+                events=display,
+                executor=executor,
+                ray=None if args.ray is None else (args.ray or "local"),
+                api_key=args.api_key,
+            )
+    finally:
+        if cluster is not None:
+            cluster.shutdown()
     _print_table(console, result)
     return result.exit_code
 

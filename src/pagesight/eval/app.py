@@ -6,6 +6,7 @@ pages in this process (``builtin = "miniwob"``, see :mod:`pagesight.eval.miniwob
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import shlex
 import signal
@@ -85,6 +86,8 @@ def _command(app: App, command: str, *, folder: Path, workdir: Path) -> Iterator
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # its own process group, stopped whole
+                # One thread here yet (the browser starts after the app), so preexec_fn is safe.
+                preexec_fn=die_with_parent,  # noqa: PLW1509 - stopped if the worker dies outright
             )
         except OSError as exc:
             raise AppNotStarted(f"the app's command {argv[0]!r} could not start: {exc}") from exc
@@ -94,6 +97,15 @@ def _command(app: App, command: str, *, folder: Path, workdir: Path) -> Iterator
             yield url
         finally:
             _stop(process)
+
+
+def die_with_parent() -> None:
+    """SIGTERM to this process when the one that started it dies (Linux's
+    ``PR_SET_PDEATHSIG``): a worker killed outright (SIGKILL, the OOM killer) leaves no app
+    behind, though the app is in a process group of its own. Elsewhere, nothing."""
+    with contextlib.suppress(OSError, AttributeError):
+        pr_set_pdeathsig = 1
+        ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
 
 
 def _free_port() -> int:

@@ -7,6 +7,9 @@ package starts nothing.
 
 * :class:`FakeOpenAI` — OpenAI's chat completions (every OpenAI-compatible server);
 * :class:`FakeAnthropic` — Anthropic's messages;
+* :class:`ReferenceModel` — a deterministic model that does a task (its intents, read from a
+  steps file) in whichever stack's format it is asked, for comparing stacks
+  (:mod:`pagesight.testing.reference`);
 * script items: :class:`Reply`, :class:`Failure`, :class:`Hang`, :class:`Drop` (or a
   function of the request body returning one);
 * :mod:`pagesight.testing.decisions` — the Decisions API (``FakeDecisionsServer``: its
@@ -21,6 +24,16 @@ computed from the screenshot it is sent; ``python -m pagesight.testing.fake_vlm`
 
 from pagesight.testing.fake_anthropic import FakeAnthropic
 from pagesight.testing.fake_openai import FakeOpenAI
+from pagesight.testing.reference import ReferenceModel, read_intents
 from pagesight.testing.script import Drop, Failure, Hang, Reply
 
-__all__ = ["Drop", "Failure", "FakeAnthropic", "FakeOpenAI", "Hang", "Reply"]
+__all__ = [
+    "Drop",
+    "Failure",
+    "FakeAnthropic",
+    "FakeOpenAI",
+    "Hang",
+    "ReferenceModel",
+    "Reply",
+    "read_intents",
+]

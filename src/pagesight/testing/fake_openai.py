@@ -43,7 +43,7 @@ _ERROR_TYPES = {
 class FakeOpenAI(ScriptedServer):
     """Chat completions, scripted. ``api_key``: the bearer token it requires, if any."""
 
-    paths = ("/v1/chat/completions",)
+    paths: tuple[str, ...] = ("/v1/chat/completions",)
 
     @property
     def base_url(self) -> str:
