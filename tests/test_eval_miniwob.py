@@ -22,6 +22,7 @@ from pagesight.errors import SetupError, SuiteError
 from pagesight.eval import miniwob
 from pagesight.eval.suite import load_suite
 from pagesight.eval.task import Options, run_task
+from pagesight.testing.reference_suite import SuiteReference
 
 
 def _jsonl(path: Path) -> list[dict[str, Any]]:
@@ -153,3 +154,44 @@ def test_a_task_has_a_goal_or_reads_it_from_the_page(tmp_path: Path) -> None:
         SuiteError, match=r"task 't': the task: a task has a goal, or goal_from .*, not both"
     ):
         load_suite(suite)
+
+
+def test_the_reference_model_reaches_reward_one_given_only_the_utterance(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A model planner is given each episode's utterance (read from the page) and nothing
+    # else; the reference model, which knows the episode only as the steps written for that
+    # utterance, finds each target by role and name in what the planner shows it.
+    suite = load_suite("miniwob")
+    chosen = ["click-button.1", "enter-text.2", "click-checkboxes.3"]
+    tasks = {}
+    for task_id in chosen:
+        steps = (suite.steps_path(suite.task(task_id)) or Path()).read_text()
+        utterance = steps.splitlines()[0].removeprefix("# ")
+        tasks[utterance] = steps
+    out = tmp_path / "out"
+    with SuiteReference(tasks) as reference:
+        done = run_cli(
+            monkeypatch,
+            "eval",
+            "miniwob",
+            "--model",
+            "openai:gpt-4.1-mini",
+            "--base-url",
+            reference.base_url,
+            "--api-key",
+            "sk-test",
+            "--tasks",
+            ",".join(chosen),
+            "--workers",
+            "2",
+            "--out",
+            str(out),
+        )
+    assert done.returncode == 0, done.stdout + done.stderr
+    runs = _jsonl(out / "results.jsonl")
+    assert sorted(r["task"] for r in runs) == sorted(chosen)
+    for run in runs:
+        [check] = run["checks"]
+        assert _reward(check)["raw_reward"] == 1, run
+        assert run["rounds"] >= 1 and run["input_tokens"] > 0
