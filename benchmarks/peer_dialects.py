@@ -8,6 +8,22 @@ from the peer itself, as the docstrings of tasks_peers.py say.
   lines ``- link "Edit" [ref=e3]``), one ``&&`` chain a response;
 * :class:`BrowserUseDialect`: browser-use's structured output (its AgentOutput JSON with an
   action list) over its ``<browser_state>`` element list (``[12]<button>Save</button>``).
+
+Two things each stack does its own way, each learned from the stack:
+
+* **a confirm() dialog** (``accept the next dialog``, then the click that opens it): Playwright
+  MCP clicks, is told of a "Modal state", and answers with ``browser_handle_dialog``
+  (``accept``: true); agent-browser clicks and is told "A JavaScript confirm dialog is
+  blocking the page … use ``dialog accept``" (its core skill says so too), so the chain is
+  ``click @eN && dialog accept``; browser-use's popups watchdog accepts every ``confirm()`` by
+  itself, so its model has nothing to do. Each answer goes in the response of the click.
+* **a choice in a combobox** (``select "Data" in the Team combobox``): each of these stacks'
+  select actions takes a native ``<select>`` only (Playwright: "Element is not a <select>
+  element"; agent-browser: "by value or visible label"; browser-use's ``select_dropdown``: "Set
+  the option of a <select> element."). A native one is shown with its options under it (the
+  aria snapshots' ``- option "…"`` lines, browser-use's ``<select … options=A|B|…>``); one
+  shown without them is a custom ARIA combobox, which a model clicks open and then clicks the
+  option of, in the next observation. Decided on what the stack showed, never on the page.
 """
 
 from __future__ import annotations

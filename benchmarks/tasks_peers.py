@@ -16,6 +16,18 @@ Tasks: src/pagesight/eval/suites/orbit/suite.toml's ``[[tasks]]`` (``id``, ``goa
 (src/pagesight/demo/alice-chen.steps, checked in SQLite here). Each task runs on a fresh Orbit
 (:class:`pagesight.demo.OrbitApp`, its own SQLite), and is judged by its checks alone.
 
+No person is asked anywhere: every stack runs as ``--confirm never`` would — pagesight's Agent
+with ``confirm="never"`` (its default), pagesight's MCP server with ``--confirm never``, and the
+peers as they come (none gates a page action by default; agent-browser's
+``--confirm-actions`` is off). So delete-contact is judged by its ``when_confirm = "never"``
+checks: Kenji Mori deleted, and nobody else. Its ``confirm()`` is answered each stack's way
+(peer_dialects.py): pagesight's ``use_tool`` → ``handle_dialog`` (``accept``: true) in a reply
+of its own before the click (the planner takes ``act`` alone), the MCP server's
+``browser_use_tool`` → ``browser_handle_dialog`` beside the ``browser_act`` of the click,
+Playwright MCP's ``browser_handle_dialog`` after the click that opened it, agent-browser's
+``click @eN && dialog accept``, and nothing for browser-use, which accepts every ``confirm()``
+itself.
+
 The stacks, all on Debian's Chromium (no browser download anywhere), and how each protocol
 was learned — and what a round is in each (a model response; side calls counted apart):
 
@@ -488,6 +500,22 @@ async def run_browser_use(
 # --- the runs ----------------------------------------------------------------------------
 
 
+DIAGNOSED: dict[tuple[str, str], str] = {
+    ("agent-browser", "reassign-deals"): (
+        "agent-browser's click aims at the centre of the element's bounding box. A deal's "
+        "title link wraps onto two lines in its card on the board, so that centre lies between "
+        "the lines, beside the link's text: the events land on the <h3> around it (pointerdown, "
+        "mousedown, mouseup, click, all on H3), the command says '✓ Done', and the page stays "
+        "where it was. Snapshotted again, the board is unchanged, so the model stops. "
+        "pagesight hit-tests the point it clicks (the element must be the one there), and "
+        "Playwright MCP's click aims inside the link's own boxes: both open the deal."
+    ),
+}
+"""What was found behind a peer's failure, by hand (shown when that failure happens)."""
+
+OWN = frozenset({"pagesight-mcp"})
+"""pagesight's own stacks besides the llm planner: in the table, not among the peers."""
+
 STACKS: dict[str, Runner] = {
     "pagesight": run_pagesight,
     "pagesight-mcp": lambda t, r, a, o: run_mcp(t, r, a, o, playwright=False),
@@ -525,6 +553,13 @@ def show_table(outcomes: list[Outcome], stacks: list[str], tasks: list[Task]) ->
             f"{o.schema_tokens:>9}{o.message_tokens:>10}{o.tokens:>8}{o.seconds:>7.1f}s  "
             f"{why}{aside}"
         )
+    failed = [o for o in outcomes if not o.ok]
+    if failed:
+        print("\nwhy each failure (the model's words, then what was found behind them):")
+    for o in failed:
+        print(f"  {o.task} / {o.stack}: {' '.join(o.why.split())}")
+        if (diagnosis := DIAGNOSED.get((o.stack, o.task))) is not None:
+            print(f"    {diagnosis}")
     print(f"\ntotals over {len(tasks)} task(s)")
     totals: dict[str, dict[str, float]] = {}
     for stack in stacks:
@@ -551,15 +586,28 @@ def show_table(outcomes: list[Outcome], stacks: list[str], tasks: list[Task]) ->
         if stack == "pagesight":
             continue
         peer = totals[stack]
+        own = stack in OWN
         rounds = ours["rounds"] / peer["rounds"] if peer["rounds"] else float("nan")
         tokens = ours["tokens"] / peer["tokens"] if peer["tokens"] else float("nan")
         wall = ours["seconds"] / peer["seconds"] if peer["seconds"] else float("nan")
         met_rounds = "met" if rounds <= TARGET_ROUNDS else "MISSED"
         met_tokens = "met" if tokens <= TARGET_TOKENS else "MISSED"
+        if own:  # pagesight's own server: shown, not a target
+            met_rounds = met_tokens = "pagesight's own MCP server: no target"
         print(
             f"  vs {stack:16} rounds {rounds:.2f}x ({met_rounds}), input tokens "
             f"{tokens:.2f}x ({met_tokens}), wall {wall:.2f}x"
         )
+        # A peer that stopped early spent less on that task than doing it would have.
+        both = {o.task for o in outcomes if o.ok} - {
+            o.task for o in outcomes if not o.ok and o.stack in ("pagesight", stack)
+        }
+        if len(both) < len(tasks):
+            mine = [o for o in outcomes if o.task in both and o.stack == "pagesight"]
+            theirs = [o for o in outcomes if o.task in both and o.stack == stack]
+            r = sum(o.rounds for o in mine) / max(sum(o.rounds for o in theirs), 1)
+            tk = sum(o.tokens for o in mine) / max(sum(o.tokens for o in theirs), 1)
+            print(f"  {'':19} on the {len(both)} tasks both did: rounds {r:.2f}x, tokens {tk:.2f}x")
     done = int(ours["ok"])
     print(
         f"  pagesight did {done}/{len(tasks)} tasks ({'met' if done == len(tasks) else 'MISSED'})"
