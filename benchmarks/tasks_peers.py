@@ -227,14 +227,15 @@ async def run_pagesight(task: Task, reference: ReferenceModel, app: OrbitApp, ou
     model = open_model("openai:gpt-4.1-mini", base_url=talk.base_url, api_key=KEY)
 
     def run() -> str:
+        t0 = time.perf_counter()
         with tempfile.TemporaryDirectory() as folder, Browser.launch() as browser:
             agent = Agent(browser, ModelPlanner(model), out=Path(folder), max_steps=task.max_rounds)
             result = agent.run(start_url(task, app), goal=task.goal)
+            # To its last response, as the others: closing the browser is not counted.
+            out.seconds = time.perf_counter() - t0
             return f"{result.stop_reason}: {result.message or ''}".strip(": ")
 
-    t0 = time.perf_counter()
     stopped = await asyncio.to_thread(run)
-    out.seconds = time.perf_counter() - t0
     out.extra["stop"] = stopped
     tally(out, talk)
     if not talk.finished and not out.why:
@@ -365,7 +366,7 @@ async def run_mcp(
                 final = await tool_loop(
                     talk, tools, call, system=system, user=user, limit=task.max_rounds
                 )
-        out.seconds = time.perf_counter() - t0
+                out.seconds = time.perf_counter() - t0  # (closing the server is not counted)
     tally(out, talk)
     if final is None and not out.why:
         out.why = f"no answer in {task.max_rounds} rounds"
