@@ -244,9 +244,9 @@ class AgentBrowserDialect(Dialect):
     ) -> Seen | None:
         """The link the response at ``messages[at]`` clicked, when the page shown now is still
         the one it was on: every ref as before (a new document's elements get new refs, never
-        recycled). A model seeing the page it meant to leave snapshots again (its ``click``
-        may return before the navigation it started, and ``wait --load load`` pass on the old
-        document), and if it is still there, the click did not lead anywhere."""
+        recycled). A model seeing the page it meant to leave snapshots again (the page may
+        not have been replaced yet when ``wait --load load`` passed), and if it is still
+        there, the click led nowhere."""
         clicked = set(self._CLICKED.findall(json.dumps(messages[at].get("tool_calls") or [])))
         if not clicked or not seen.elements:
             return None
