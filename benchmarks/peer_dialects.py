@@ -8,6 +8,22 @@ from the peer itself, as the docstrings of tasks_peers.py say.
   lines ``- link "Edit" [ref=e3]``), one ``&&`` chain a response;
 * :class:`BrowserUseDialect`: browser-use's structured output (its AgentOutput JSON with an
   action list) over its ``<browser_state>`` element list (``[12]<button>Save</button>``).
+
+Two things each stack does its own way, each learned from the stack:
+
+* **a confirm() dialog** (``accept the next dialog``, then the click that opens it): Playwright
+  MCP clicks, is told of a "Modal state", and answers with ``browser_handle_dialog``
+  (``accept``: true); agent-browser clicks and is told "A JavaScript confirm dialog is
+  blocking the page … use ``dialog accept``" (its core skill says so too), so the chain is
+  ``click @eN && dialog accept``; browser-use's popups watchdog accepts every ``confirm()`` by
+  itself, so its model has nothing to do. Each answer goes in the response of the click.
+* **a choice in a combobox** (``select "Data" in the Team combobox``): each of these stacks'
+  select actions takes a native ``<select>`` only (Playwright: "Element is not a <select>
+  element"; agent-browser: "by value or visible label"; browser-use's ``select_dropdown``: "Set
+  the option of a <select> element."). A native one is shown with its options under it (the
+  aria snapshots' ``- option "…"`` lines, browser-use's ``<select … options=A|B|…>``); one
+  shown without them is a custom ARIA combobox, which a model clicks open and then clicks the
+  option of, in the next observation. Decided on what the stack showed, never on the page.
 """
 
 from __future__ import annotations
@@ -68,8 +84,32 @@ def yaml_elements(text: str) -> list[Seen]:
                     break
                 inside.append(parsed[k][4].strip())
         context = " ".join([*reversed(above), line.strip(), *inside])
-        out.append(Seen(ref=ref, role=role, name=name, context=context))
+        options: list[str] = []  # a native <select> shows its options under it
+        for k in range(i + 1, len(parsed)):
+            if parsed[k][0] <= indent:
+                break
+            if parsed[k][1] == "option":
+                options.append(parsed[k][2])
+        out.append(Seen(ref=ref, role=role, name=name, context=context, options=tuple(options)))
     return out
+
+
+def dialog_last(plan: Plan) -> list[tuple[Intent, Seen | None]]:
+    """The plan's acts with each ``accept the next dialog`` moved after the action that
+    opens the dialog: these stacks answer a dialog once it is open."""
+    acts: list[tuple[Intent, Seen | None]] = []
+    held: tuple[Intent, Seen | None] | None = None
+    for act in plan.acts:
+        if act[0].kind == "accept_dialog":
+            held = act
+            continue
+        acts.append(act)
+        if held is not None:
+            acts.append(held)
+            held = None
+    if held is not None:
+        acts.append(held)
+    return acts
 
 
 def _latest_whole(
@@ -99,6 +139,7 @@ class PlaywrightDialect(Dialect):
 
     name = "Playwright MCP"
     checks_act = True  # browser_wait_for {text}
+    select_needs_options = True  # browser_select_option: "Element is not a <select> element"
     _SNAPSHOT = re.compile(r"```yaml\n")
 
     def observe(self, body: dict[str, Any]) -> Observation:
@@ -125,7 +166,7 @@ class PlaywrightDialect(Dialect):
         if not plan.acts:
             return Reply(text=plan.answer or "Done: the task is complete.")
         key = self._ref_name(body)
-        calls = [self._call(intent, element, key) for intent, element in plan.acts]
+        calls = [self._call(intent, element, key) for intent, element in dialog_last(plan)]
         if plan.changed and plan.remaining:  # its replies link the page: read it at once
             calls.append(("browser_snapshot", {}))
         return Reply.calls(*calls)
@@ -146,6 +187,8 @@ class PlaywrightDialect(Dialect):
                 return "browser_select_option", {**at, "values": [intent.value]}
             case "press":
                 return "browser_press_key", {"key": intent.value}
+            case "accept_dialog":  # after the click that opened it ("Modal state")
+                return "browser_handle_dialog", {"accept": True}
             case _:
                 return "browser_click", at
 
@@ -160,6 +203,7 @@ class AgentBrowserDialect(Dialect):
 
     name = "agent-browser"
     checks_act = True  # wait --text "…"
+    select_needs_options = True  # select: a <select>'s option "by value or visible label"
     _SNAPSHOT = re.compile(r'^\s*- [\w-]+(?: "[^\n]*")? \[(?:[^\]\n]*, )?ref=e\d+\]', re.M)
 
     def __init__(self, command: str = "agent-browser") -> None:
@@ -168,13 +212,48 @@ class AgentBrowserDialect(Dialect):
     def observe(self, body: dict[str, Any]) -> Observation:
         after = since_last_answer(body)
         fresh = any(self._SNAPSHOT.search(message_text(m)) for m in after)
-        seen = _latest_whole(body.get("messages") or [], self._SNAPSHOT, fresh)
+        messages = body.get("messages") or []
+        seen = _latest_whole(messages, self._SNAPSHOT, fresh)
         error = None
         for message in after:
             text = message_text(message)
             if message.get("role") == "tool" and text.startswith("exit status"):
                 error = text[:300]
+        answers = [i for i, m in enumerate(messages) if m.get("role") == "assistant"]
+        if fresh and error is None and answers:
+            link = self._left_behind(messages, answers[-1], seen)
+            if link is not None:
+                fresh = False  # the page the link left: a model snapshots again
+            elif len(answers) > 1 and self._read_only(messages[answers[-1]]):
+                link = self._left_behind(messages, answers[-2], seen)
+                if link is not None:  # snapshotted again, and still there
+                    error = (
+                        f'the click on the link "{link.name}" (@{link.ref}) said "✓ Done", yet '
+                        "the page is still the one it was on (the same refs, snapshotted again)"
+                    )
         return Observation(elements=seen.elements, text=seen.text, fresh=fresh, error=error)
+
+    _CLICKED = re.compile(r"\bclick @(e\d+)")
+
+    def _read_only(self, answer: dict[str, Any]) -> bool:
+        command = json.dumps(answer.get("tool_calls") or [])
+        return f"{self.command} snapshot -i" in command and "&&" not in command
+
+    def _left_behind(
+        self, messages: Sequence[dict[str, Any]], at: int, seen: Observation
+    ) -> Seen | None:
+        """The link the response at ``messages[at]`` clicked, when the page shown now is still
+        the one it was on: every ref as before (a new document's elements get new refs, never
+        recycled). A model seeing the page it meant to leave snapshots again (the page may
+        not have been replaced yet when ``wait --load load`` passed), and if it is still
+        there, the click led nowhere."""
+        clicked = set(self._CLICKED.findall(json.dumps(messages[at].get("tool_calls") or [])))
+        if not clicked or not seen.elements:
+            return None
+        before = _latest_whole(messages[:at], self._SNAPSHOT, False)
+        if {e.ref for e in before.elements} != {e.ref for e in seen.elements}:
+            return None
+        return next((e for e in before.elements if e.ref in clicked and e.role == "link"), None)
 
     def render(self, plan: Plan, body: dict[str, Any]) -> Reply:
         if plan.refusal is not None:
@@ -184,7 +263,7 @@ class AgentBrowserDialect(Dialect):
             return Reply.calling("shell", command=f"{ab} snapshot -i")
         if not plan.acts:
             return Reply(text=plan.answer or "Done: the task is complete.")
-        steps = [self._command(intent, element) for intent, element in plan.acts]
+        steps = [self._command(intent, element) for intent, element in dialog_last(plan)]
         if plan.changed and plan.remaining:  # "re-snapshot after any page change"
             steps += [f"{ab} wait --load load", f"{ab} snapshot -i"]
         return Reply.calling("shell", command=" && ".join(steps))
@@ -204,6 +283,8 @@ class AgentBrowserDialect(Dialect):
                 return f"{ab} select {ref} {value}"
             case "press":
                 return f"{ab} press {value}"
+            case "accept_dialog":  # after the click that opened it (the skill's dialogs)
+                return f"{ab} dialog accept"
             case _:
                 return f"{ab} click {ref}"
 
@@ -262,6 +343,14 @@ def browser_use_elements(state: str) -> list[Seen]:
         )
         if not name and role in ("textbox", "searchbox", "combobox", "date", "spinbutton"):
             name = label
+        if not name and role in ("radio", "checkbox"):  # its label is the line after it
+            following = next((lines[j] for j in range(i + 1, len(lines)) if lines[j].strip()), "")
+            if not _BU_ELEMENT.match(following):
+                name = following.strip()
+        options: tuple[str, ...] = ()
+        if tag == "select":  # compound_components=(…,(name=Options,…,options=A|B|C))
+            listed = re.search(r"options=([^)]*)", m["attrs"])
+            options = tuple(listed[1].split("|")) if listed else ("…",)
         parents = []
         level = depth
         for j in range(i - 1, -1, -1):
@@ -284,7 +373,7 @@ def browser_use_elements(state: str) -> list[Seen]:
                 row = " ".join(x.strip() for x in lines[j:end])
                 break
         context = " ".join([*reversed(parents), line.strip(), *texts, row])
-        out.append(Seen(ref=m["ref"], role=role, name=name, context=context))
+        out.append(Seen(ref=m["ref"], role=role, name=name, context=context, options=options))
     return out
 
 
@@ -298,6 +387,8 @@ class BrowserUseDialect(Dialect):
 
     name = "browser-use"
     max_acts = 5
+    select_needs_options = True  # select_dropdown: "Set the option of a <select> element."
+    dialogs_accepted = True  # its popups watchdog accepts alert() and confirm() at once
     _STATE = re.compile(r"<browser_state>(.*?)</browser_state>", re.S)
 
     def observe(self, body: dict[str, Any]) -> Observation:

@@ -16,6 +16,18 @@ Tasks: src/pagesight/eval/suites/orbit/suite.toml's ``[[tasks]]`` (``id``, ``goa
 (src/pagesight/demo/alice-chen.steps, checked in SQLite here). Each task runs on a fresh Orbit
 (:class:`pagesight.demo.OrbitApp`, its own SQLite), and is judged by its checks alone.
 
+No person is asked anywhere: every stack runs as ``--confirm never`` would — pagesight's Agent
+with ``confirm="never"`` (its default), pagesight's MCP server with ``--confirm never``, and the
+peers as they come (none gates a page action by default; agent-browser's
+``--confirm-actions`` is off). So delete-contact is judged by its ``when_confirm = "never"``
+checks: Kenji Mori deleted, and nobody else. Its ``confirm()`` is answered each stack's way
+(peer_dialects.py): pagesight's ``use_tool`` → ``handle_dialog`` (``accept``: true) in a reply
+of its own before the click (the planner takes ``act`` alone), the MCP server's
+``browser_use_tool`` → ``browser_handle_dialog`` beside the ``browser_act`` of the click,
+Playwright MCP's ``browser_handle_dialog`` after the click that opened it, agent-browser's
+``click @eN && dialog accept``, and nothing for browser-use, which accepts every ``confirm()``
+itself.
+
 The stacks, all on Debian's Chromium (no browser download anywhere), and how each protocol
 was learned — and what a round is in each (a model response; side calls counted apart):
 
@@ -44,9 +56,45 @@ was learned — and what a round is in each (a model response; side calls counte
 
 Per task and stack: success (the checks; else why not), rounds, input tokens (schemas: tools
 or response format; messages: everything else, cl100k, summed over the rounds), wall time
-(from starting the stack's browser to its last response). Then totals, and pagesight's
-ratios to each peer against the targets (≤ 0.8x rounds, ≤ 0.5x input tokens, every task).
+(from starting the stack — its browser, its server or its daemon — to its last response;
+closing it is not counted, except in browser-use's, which is its ``Agent.run``: that closes its
+browser and asks its judge). Then totals, pagesight's ratios to each peer against the targets
+(≤ 0.8x rounds, ≤ 0.5x input tokens, every task; pagesight's own MCP server is shown beside,
+not a target), and, where one of the two failed a task, the ratios on the tasks both did (a
+stack that stops early spends less than doing the task would have). A failure is said in the
+model's words, and, where it was looked into by hand, what was found behind it (``DIAGNOSED``).
 A measurement: it exits 0 whatever the figures.
+
+**Where pagesight's wall time goes**, where a peer is faster (agent-browser, a Rust CLI talking
+CDP to Chromium through a daemon, did each task but reassign-deals in 1.5-3.3 s where pagesight
+took 3.4-8.6 s, 29.8 s against 52.6 s over the suite, at load average ~9-15 on 2 cores). Timed
+on bob-message (3 rounds, 6 actions, 4 page loads) with every stage wrapped, twice, at load
+average ~12 on 2 cores: 5.4-6.6 s in all, of which
+
+* launching, 1.0-2.1 s: Playwright's driver (a node process) 0.7-1.6 s, Chromium itself
+  0.2-0.3 s — agent-browser has no driver; and, outside this benchmark's clock (it runs
+  pagesight in-process), a ``pagesight`` command's interpreter start and imports, 0.9-3.3 s;
+* readiness after loads: 0.3 s of quiet a page load at the least (``HOOKED_NETWORK_QUIET_S``,
+  with ``DOM_QUIET_MS`` alongside), so the start page's open 0.4-0.5 s and 0.9 s for the three
+  pages the actions led to; the settle after the other actions 0.4-0.6 s in all;
+* the actions themselves, with the DOM walk before and after each (13 walks, 0.18 s), 0.5 s;
+* model round trips 0.4-0.5 s (the reference model on 127.0.0.1: the same for every stack);
+* the first observation 0.4 s, screenshots 0.1 s, the run's record 0.02 s.
+
+agent-browser waits for none of that: ``wait --load load`` returns at the load event, and its
+snapshot reads whatever is there then. That is what "ready" costs, and it is not cut here.
+What would cut the rest without making "ready" less true: (1) start Playwright's driver while
+Chromium starts (they are independent until the CDP connection: ``asyncio.gather`` in
+``AsyncBrowser.launch``), which saves the shorter of the two, 0.2-0.3 s a launch — on a loaded
+machine, where both are CPU-bound, it saved nothing measurable (2.65 s together against 2.6 s
+one after the other at load ~30); (2) keep a browser warm between runs, as the MCP server
+already does and as agent-browser's daemon does, which takes the launch (1-2 s) off every run
+after the first — a ``pagesight`` daemon for the CLI, a product decision; (3) in a batch, take
+an action's walk after it as the next action's walk before it when the page reports no DOM
+mutation in between (the init script counts them), half the walks, about 0.1 s a task here.
+Shortening the quiet windows would make pages read "ready" that are still rendering or still
+fetching what they show: Orbit's pages are served whole, so these tasks would not show the
+difference, which is why it is not measured by them.
 """
 
 from __future__ import annotations
@@ -215,14 +263,15 @@ async def run_pagesight(task: Task, reference: ReferenceModel, app: OrbitApp, ou
     model = open_model("openai:gpt-4.1-mini", base_url=talk.base_url, api_key=KEY)
 
     def run() -> str:
+        t0 = time.perf_counter()
         with tempfile.TemporaryDirectory() as folder, Browser.launch() as browser:
             agent = Agent(browser, ModelPlanner(model), out=Path(folder), max_steps=task.max_rounds)
             result = agent.run(start_url(task, app), goal=task.goal)
+            # To its last response, as the others: closing the browser is not counted.
+            out.seconds = time.perf_counter() - t0
             return f"{result.stop_reason}: {result.message or ''}".strip(": ")
 
-    t0 = time.perf_counter()
     stopped = await asyncio.to_thread(run)
-    out.seconds = time.perf_counter() - t0
     out.extra["stop"] = stopped
     tally(out, talk)
     if not talk.finished and not out.why:
@@ -353,7 +402,7 @@ async def run_mcp(
                 final = await tool_loop(
                     talk, tools, call, system=system, user=user, limit=task.max_rounds
                 )
-        out.seconds = time.perf_counter() - t0
+                out.seconds = time.perf_counter() - t0  # (closing the server is not counted)
     tally(out, talk)
     if final is None and not out.why:
         out.why = f"no answer in {task.max_rounds} rounds"
@@ -488,6 +537,22 @@ async def run_browser_use(
 # --- the runs ----------------------------------------------------------------------------
 
 
+DIAGNOSED: dict[tuple[str, str], str] = {
+    ("agent-browser", "reassign-deals"): (
+        "agent-browser's click aims at the centre of the element's bounding box. A deal's "
+        "title link wraps onto two lines in its card on the board, so that centre lies between "
+        "the lines, beside the link's text: the events land on the <h3> around it (pointerdown, "
+        "mousedown, mouseup, click, all on H3), the command says '✓ Done', and the page stays "
+        "where it was. Snapshotted again, the board is unchanged, so the model stops. "
+        "pagesight hit-tests the point it clicks (the element must be the one there), and "
+        "Playwright MCP's click aims inside the link's own boxes: both open the deal."
+    ),
+}
+"""What was found behind a peer's failure, by hand (shown when that failure happens)."""
+
+OWN = frozenset({"pagesight-mcp"})
+"""pagesight's own stacks besides the llm planner: in the table, not among the peers."""
+
 STACKS: dict[str, Runner] = {
     "pagesight": run_pagesight,
     "pagesight-mcp": lambda t, r, a, o: run_mcp(t, r, a, o, playwright=False),
@@ -525,6 +590,13 @@ def show_table(outcomes: list[Outcome], stacks: list[str], tasks: list[Task]) ->
             f"{o.schema_tokens:>9}{o.message_tokens:>10}{o.tokens:>8}{o.seconds:>7.1f}s  "
             f"{why}{aside}"
         )
+    failed = [o for o in outcomes if not o.ok]
+    if failed:
+        print("\nwhy each failure (the model's words, then what was found behind them):")
+    for o in failed:
+        print(f"  {o.task} / {o.stack}: {' '.join(o.why.split())}")
+        if (diagnosis := DIAGNOSED.get((o.stack, o.task))) is not None:
+            print(f"    {diagnosis}")
     print(f"\ntotals over {len(tasks)} task(s)")
     totals: dict[str, dict[str, float]] = {}
     for stack in stacks:
@@ -551,15 +623,28 @@ def show_table(outcomes: list[Outcome], stacks: list[str], tasks: list[Task]) ->
         if stack == "pagesight":
             continue
         peer = totals[stack]
+        own = stack in OWN
         rounds = ours["rounds"] / peer["rounds"] if peer["rounds"] else float("nan")
         tokens = ours["tokens"] / peer["tokens"] if peer["tokens"] else float("nan")
         wall = ours["seconds"] / peer["seconds"] if peer["seconds"] else float("nan")
         met_rounds = "met" if rounds <= TARGET_ROUNDS else "MISSED"
         met_tokens = "met" if tokens <= TARGET_TOKENS else "MISSED"
+        if own:  # pagesight's own server: shown, not a target
+            met_rounds = met_tokens = "pagesight's own MCP server: no target"
         print(
             f"  vs {stack:16} rounds {rounds:.2f}x ({met_rounds}), input tokens "
             f"{tokens:.2f}x ({met_tokens}), wall {wall:.2f}x"
         )
+        # A peer that stopped early spent less on that task than doing it would have.
+        both = {o.task for o in outcomes if o.ok} - {
+            o.task for o in outcomes if not o.ok and o.stack in ("pagesight", stack)
+        }
+        if len(both) < len(tasks):
+            mine = [o for o in outcomes if o.task in both and o.stack == "pagesight"]
+            theirs = [o for o in outcomes if o.task in both and o.stack == stack]
+            r = sum(o.rounds for o in mine) / max(sum(o.rounds for o in theirs), 1)
+            tk = sum(o.tokens for o in mine) / max(sum(o.tokens for o in theirs), 1)
+            print(f"  {'':19} on the {len(both)} tasks both did: rounds {r:.2f}x, tokens {tk:.2f}x")
     done = int(ours["ok"])
     print(
         f"  pagesight did {done}/{len(tasks)} tasks ({'met' if done == len(tasks) else 'MISSED'})"

@@ -16,7 +16,17 @@ from pagesight.demo import DEMO_STEPS, OrbitApp
 from pagesight.models import open_model
 from pagesight.planners.llm.planner import ModelPlanner
 from pagesight.testing import ReferenceModel, read_intents
-from pagesight.testing.reference import ActDialect, Conversation, Intent, outline_elements, resolve
+from pagesight.testing.reference import (
+    ActDialect,
+    Conversation,
+    Dialect,
+    Intent,
+    McpActDialect,
+    Observation,
+    Seen,
+    outline_elements,
+    resolve,
+)
 
 GOAL = "Alice Chen: job title Senior Software Engineer, location New York"
 
@@ -100,3 +110,66 @@ def test_resolve_takes_role_and_name_from_the_outline_and_invents_nothing() -> N
     assert ref("click the Delete button") is None
     assert ref('type "x" into Save') is None  # a button is not typed into
     assert re.fullmatch(r"\d+", ref("click the Alice Chen link") or "")
+
+
+def _seen(*elements: Seen) -> Observation:
+    return Observation(elements=elements, text="", fresh=True)
+
+
+class _NativeOnly(Dialect):
+    """A stack whose select takes a native <select> only, answering a dialog in the
+    response that opens it (as Playwright MCP and agent-browser do)."""
+
+    select_needs_options = True
+
+
+def test_a_dialog_is_answered_alone_in_pagesight_and_with_its_click_elsewhere() -> None:
+    intents = read_intents("accept the next dialog\nclick the Delete contact button")
+    delete = Seen(ref="4", role="button", name="Delete contact")
+    alone = Conversation(key="a", origin="", intents=intents, dialect=ActDialect())
+    first = alone.plan(_seen(delete))
+    assert [i.kind for i, _ in first.acts] == ["accept_dialog"]
+    said = ActDialect().render(first, {})
+    assert said.tool_calls == (
+        ("use_tool", {"name": "handle_dialog", "arguments": {"accept": True}}),
+    )
+    assert [i.kind for i, _ in alone.plan(_seen(delete)).acts] == ["click"]
+    mcp = McpActDialect().render(
+        Conversation(key="m", origin="", intents=intents, dialect=McpActDialect()).plan(
+            _seen(delete)
+        ),
+        {},
+    )
+    assert [name for name, _ in mcp.tool_calls] == ["browser_use_tool", "browser_act"]
+    together = Conversation(key="t", origin="", intents=intents, dialect=_NativeOnly())
+    assert [i.kind for i, _ in together.plan(_seen(delete)).acts] == ["accept_dialog", "click"]
+
+
+def test_a_combobox_shown_without_options_is_opened_then_its_option_clicked() -> None:
+    intents = read_intents('select "Data" in the Team combobox\nclick Create contact')
+    create = Seen(ref="9", role="button", name="Create contact")
+    native = Seen(ref="5", role="combobox", name="Team", options=("Data", "Sales"))
+    custom = Seen(ref="5", role="combobox", name="Team")
+    # pagesight's select takes either kind; so does a stack's select a native one it shows.
+    for dialect, team in ((ActDialect(), custom), (_NativeOnly(), native)):
+        talk = Conversation(key="s", origin="", intents=intents, dialect=dialect)
+        plan = talk.plan(_seen(team, create))
+        assert [i.kind for i, _ in plan.acts] == ["select", "click"]
+    talk = Conversation(key="c", origin="", intents=intents, dialect=_NativeOnly())
+    opened = talk.plan(_seen(custom, create))
+    assert [(i.text, e and e.ref) for i, e in opened.acts] == [("click the Team combobox", "5")]
+    assert opened.changed  # the list it opens is read in the next observation
+    data = Seen(ref="12", role="option", name="Data")
+    sales = Seen(ref="13", role="option", name="Sales")
+    chosen = talk.plan(_seen(custom, sales, data, create))
+    assert [e and e.ref for _, e in chosen.acts] == ["12", "9"]
+
+
+def test_a_stack_that_accepts_dialogs_itself_has_nothing_to_do_for_one() -> None:
+    class Accepts(Dialect):
+        dialogs_accepted = True
+
+    intents = read_intents("accept the next dialog\nclick the Delete contact button")
+    talk = Conversation(key="d", origin="", intents=intents, dialect=Accepts())
+    plan = talk.plan(_seen(Seen(ref="4", role="button", name="Delete contact")))
+    assert [i.kind for i, _ in plan.acts] == ["click"] and plan.remaining == 0

@@ -55,7 +55,16 @@ from pagesight.testing.server import Refused
 from pagesight.tokens import count_tokens
 
 IntentKind = Literal[
-    "go_to", "click", "type", "select", "press", "expect", "wait_for", "expect_value", "done"
+    "go_to",
+    "click",
+    "type",
+    "select",
+    "press",
+    "accept_dialog",
+    "expect",
+    "wait_for",
+    "expect_value",
+    "done",
 ]
 CHECKS = frozenset({"expect", "wait_for", "expect_value"})
 _KINDS: dict[str, IntentKind] = {
@@ -64,6 +73,7 @@ _KINDS: dict[str, IntentKind] = {
     "type": "type",
     "select": "select",
     "press": "press",
+    "accept_dialog": "accept_dialog",
     "expect_text": "expect",
     "wait_for": "wait_for",
     "expect_value": "expect_value",
@@ -124,6 +134,9 @@ class Seen:
     context: str = ""
     markup: None = None  # (what find's scoring reads: a stack's text has no markup)
     looks: str | None = None
+    options: tuple[str, ...] = ()
+    """The options the stack shows it holding (a native ``<select>``'s): a combobox shown
+    without them is a custom one, opened by a click, its option clicked."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -199,6 +212,30 @@ def changes_page(intent: Intent, element: Seen | None) -> bool:
     return intent.kind == "click" and element is not None and element.role in _CHANGERS
 
 
+def custom_choice(intent: Intent, element: Seen | None, dialect: Dialect) -> bool:
+    """Whether ``select`` is to be done as two clicks in this stack: its select action takes
+    a native ``<select>`` only, and the combobox is shown without options."""
+    return (
+        intent.kind == "select"
+        and dialect.select_needs_options
+        and element is not None
+        and element.role == "combobox"
+        and not element.options
+    )
+
+
+def open_and_choose(intent: Intent) -> tuple[Intent, Intent]:
+    """``select "Data" in the Team combobox`` as a model does it in a custom combobox: click
+    the combobox, then click its option ``"Data"`` (found in the list it opens)."""
+    assert intent.target is not None
+    value = quote(intent.value or "")
+    opener = Intent(kind="click", text=f"click {intent.target.words}", target=intent.target)
+    option = Intent(
+        kind="click", text=f"click the {value} option", target=Target(words=f"{value} option")
+    )
+    return opener, option
+
+
 # --- a stack's dialect, and the plan it renders ----------------------------------------------
 
 
@@ -233,6 +270,19 @@ class Dialect:
     finishing is a response of its own, once the page shows the result."""
     can_read = True
     """The stack has a tool that reads the page."""
+    select_needs_options = False
+    """Its select action takes a native ``<select>`` only (one it shows with its options,
+    :attr:`Seen.options`); a combobox shown without them is done the way a model would: a
+    click opens it (a change of the page: the next observation shows the list), then a click
+    on the option named by the value."""
+    dialog_alone = False
+    """Its answer to a dialog (``accept the next dialog``) is a response of its own, before
+    the action that opens it (pagesight's ``use_tool`` cannot share a reply with ``act``);
+    else it goes in the same response as that action, in the order the stack needs it
+    (:meth:`render`'s business)."""
+    dialogs_accepted = False
+    """The stack accepts a ``confirm()`` by itself: ``accept the next dialog`` is nothing to
+    do (browser-use)."""
 
     def observe(self, body: dict[str, Any]) -> Observation:
         raise NotImplementedError
@@ -335,6 +385,8 @@ def act_line(intent: Intent, element: Seen | None) -> str:
             return f"press {intent.value}" + (f" in {ref}" if ref else "")
         case "go_to":
             return f"go to {intent.value}"
+        case "accept_dialog":  # (a tool call of its own in act's stacks: see the dialects)
+            return "accept the next dialog"
         case "expect":
             return f"expect {value}"
         case "wait_for":
@@ -348,11 +400,14 @@ def act_line(intent: Intent, element: Seen | None) -> str:
 class ActDialect(Dialect):
     """pagesight's ``llm`` planner (the ``core`` tools): the page comes as an outline, whole or
     as what changed; a response is one ``act`` call, one line a step, checks and ``done``
-    among them; ``observe`` reads the page."""
+    among them; ``observe`` reads the page. A dialog is answered by ``use_tool`` calling
+    ``handle_dialog`` (``accept``: true), in a reply of its own (the planner takes ``act``
+    alone), before the ``act`` whose action opens it."""
 
     name = "pagesight"
     checks_act = True
     finish_with_acts = True
+    dialog_alone = True
 
     def observe(self, body: dict[str, Any]) -> Observation:
         after = since_last_answer(body)
@@ -364,6 +419,8 @@ class ActDialect(Dialect):
             return Reply(text=plan.refusal)
         if plan.read:
             return Reply.calling("observe", view=None, since_last=None, focus=None, max_tokens=None)
+        if plan.acts and plan.acts[0][0].kind == "accept_dialog":  # alone (dialog_alone)
+            return Reply.calling("use_tool", name="handle_dialog", arguments={"accept": True})
         lines = [act_line(intent, element) for intent, element in plan.acts]
         if plan.finish:
             lines.append("done" + (f" {quote(plan.answer)}" if plan.answer is not None else ""))
@@ -374,10 +431,13 @@ class McpActDialect(ActDialect):
     """pagesight's MCP server (``--tools core``) in a plain tool loop: tool results carry the
     outline; a response is one ``browser_act`` call (checks among its lines; it has no
     ``done``), ``browser_snapshot`` reads, ``browser_navigate`` opens the task's start page,
-    and the loop ends on an answer in words."""
+    and the loop ends on an answer in words. A dialog is answered by ``browser_use_tool``
+    calling ``browser_handle_dialog`` (``accept``: true), a call before the ``browser_act``
+    that opens it, in the same response (the loop runs a response's calls in order)."""
 
     name = "pagesight MCP"
     finish_with_acts = False  # browser_act has expect lines, but no done: finishing is words
+    dialog_alone = False
 
     def observe(self, body: dict[str, Any]) -> Observation:
         seen = super().observe(body)
@@ -401,8 +461,20 @@ class McpActDialect(ActDialect):
             return Reply(text=plan.answer or "Done: the task is complete.")
         if len(plan.acts) == 1 and plan.acts[0][0].kind == "go_to":
             return Reply.calling("browser_navigate", url=plan.acts[0][0].value)
-        lines = [act_line(intent, element) for intent, element in plan.acts]
-        return Reply.calling("browser_act", steps="\n".join(lines))
+        calls: list[tuple[str, dict[str, Any]]] = []
+        lines: list[str] = []
+        for intent, element in plan.acts:
+            if intent.kind != "accept_dialog":
+                lines.append(act_line(intent, element))
+                continue
+            if lines:
+                calls.append(("browser_act", {"steps": "\n".join(lines)}))
+                lines = []
+            answer = {"name": "browser_handle_dialog", "arguments": {"accept": True}}
+            calls.append(("browser_use_tool", answer))
+        if lines:
+            calls.append(("browser_act", {"steps": "\n".join(lines)}))
+        return Reply.calls(*calls)
 
 
 # --- the conversation and the server -------------------------------------------------------------
@@ -502,6 +574,21 @@ class Conversation:
                 return self._refuse(f"the page does not show {quote(intent.value or '')}")
             if changed or len(acts) >= dialect.max_acts:
                 break
+            if intent.kind == "accept_dialog":
+                if dialect.dialogs_accepted:  # nothing for the model to do
+                    i += 1
+                    if not acts:
+                        self.position = i
+                    continue
+                if dialect.dialog_alone and acts:
+                    break
+                if not acts:
+                    self._acts_from = i
+                acts.append((intent, None))
+                i += 1
+                if dialect.dialog_alone:
+                    break
+                continue
             if not acts:
                 self._acts_from = i
             element = None
@@ -509,6 +596,14 @@ class Conversation:
                 element = resolve(intent, seen.elements)
                 if element is None:
                     break
+            if custom_choice(intent, element, dialect):
+                assert element is not None
+                opener, option = open_and_choose(intent)
+                self.intents = (*self.intents[:i], opener, option, *self.intents[i + 1 :])
+                acts.append((opener, element))
+                i += 1
+                changed = True  # the list it opens is seen in the next observation
+                continue
             acts.append((intent, element))
             i += 1
             changed = changes_page(intent, element)
