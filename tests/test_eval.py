@@ -318,3 +318,35 @@ def test_the_bundled_orbit_suite_sends_what_its_tasks_allow_and_stops_for_a_pers
         assert db.execute("SELECT count(*) FROM contacts WHERE name = 'Kenji Mori'").fetchone() == (
             0,
         )
+
+
+def test_a_task_no_check_of_which_applies_in_this_confirm_mode_is_refused_not_passed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Its only check is for --confirm never: under risky nothing would judge the run, and a run
+    # nothing judged once counted as passed (delete-contact under --confirm all did).
+    path = tmp_path / "suite.toml"
+    (tmp_path / "go.steps").write_text("done\n")
+    path.write_text(
+        '[[tasks]]\nid = "a"\nstart = "https://a.test/"\ngoal = "g"\nsteps = "go.steps"\n'
+        '[[tasks.checks]]\nwhen_confirm = "never"\nstop_reason = "done"\n'
+    )
+    done = run_cli(monkeypatch, "eval", str(path), "--out", str(tmp_path / "out"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line == (
+        f"pagesight: {path}: task 'a': checks: none applies with --confirm risky "
+        "(each has a when_confirm for another mode)"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("confirm", ["risky", "all", "never"])
+def test_every_bundled_orbit_task_is_judged_by_some_check_in_every_confirm_mode(
+    confirm: str,
+) -> None:
+    from pagesight.eval.checks import applies
+    from pagesight.eval.suite import load_suite
+
+    for task in load_suite("orbit").tasks:
+        assert any(applies(c, confirm) for c in task.checks), (task.id, confirm)  # type: ignore[arg-type]

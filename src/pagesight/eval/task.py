@@ -203,7 +203,8 @@ def _run(
         category=task.category,
         repeat=repeat,
         attempt=attempt,
-        outcome="passed" if all(c.ok for c in checks) else "failed",
+        # No check applied (every one for another --confirm mode): nothing says it was done.
+        outcome="passed" if checks and all(c.ok for c in checks) else "failed",
         checks=[c.as_dict() for c in checks],
         rounds=result.rounds,
         steps=len(result.steps),
