@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -350,3 +351,27 @@ def test_every_bundled_orbit_task_is_judged_by_some_check_in_every_confirm_mode(
 
     for task in load_suite("orbit").tasks:
         assert any(applies(c, confirm) for c in task.checks), (task.id, confirm)  # type: ignore[arg-type]
+
+
+def test_a_text_check_holds_for_the_text_as_words_of_its_own(tmp_path: Path) -> None:
+    # A substring once held: "14" in an answer of 140 passed export-csv with a wrong count.
+    def answer(text: str, wanted: str) -> bool:
+        outcome = _outcome(tmp_path, answer=text)
+        (got,) = judge([Check(answer_contains=wanted)], outcome, folder=tmp_path)
+        return got.ok
+
+    assert answer("14", "14") and answer("It has 14 rows.", "14") and answer("14行", "14")
+    assert not answer("140", "14") and not answer("2014", "14") and not answer("1.14", "14")
+    assert answer("Saved:  Alice\n Chen", "Saved: Alice Chen")  # spacing aside
+    assert not answer("Unsaved", "Saved")
+    assert not answer("14.5", "14") and answer("It is 14.", "14")
+    assert answer("(14)", "(14)") and answer("x(14)y", "(14)")  # no letter at its ends
+
+    page = replace(_outcome(tmp_path), page_text="Total: 114 items")
+    (got,) = judge([Check(page_contains="14 items")], page, folder=tmp_path)
+    assert not got.ok
+
+
+def test_a_check_is_described_on_one_line() -> None:
+    check = Check(sql="SELECT count(*)\n  FROM contacts\n", equals=14)
+    assert check.describe() == "sql SELECT count(*) FROM contacts = 14"

@@ -70,8 +70,9 @@ class Check(_Strict):
       the task's workdir (with ``builtin = "orbit"``: Orbit's database by default);
     * ``url_matches``: a regular expression searched in the final page's URL;
     * ``page_contains``: a text the final page shows (as the browser renders it, spacing
-      aside);
-    * ``answer_contains``: a text in the run's answer (``done "…"``);
+      aside), as words of its own: "14 items" is not in "114 items";
+    * ``answer_contains``: a text in the run's answer (``done "…"``), words of its own too:
+      "14" is not in "140";
     * ``file_exists``: a glob matched in the task's downloads folder;
     * ``python``: ``"file.py:function"``, called with the task's workdir, the app's base URL
       and the :class:`~pagesight.agent.state.RunResult`; it returns True, or a reason it failed;
@@ -122,10 +123,12 @@ class Check(_Strict):
         return next(kind for kind in CHECK_KINDS if getattr(self, kind) is not None)
 
     def describe(self) -> str:
-        """The check in one line, as the report and the results show it."""
+        """The check in one line, as the report and the results show it (a query written
+        over several lines of the suite on one)."""
         kind = self.kind
         if kind == "sql":
-            return f"sql {self.sql} = {self.equals!r}"
+            assert self.sql is not None
+            return f"sql {' '.join(self.sql.split())} = {self.equals!r}"
         return f"{kind} {getattr(self, kind)!r}"
 
 
