@@ -180,6 +180,16 @@ def test_a_task_past_its_deadline_is_ended_with_its_app(
             '[[tasks.checks]]\npython = "checks.py:ok"\n',
             "task 'a': checks[0].python: no file",
         ),
+        (  # a check file that would only fail once the task had run
+            '[[tasks]]\nid = "a"\nstart = "https://a.test/"\ngoal = "g"\n'
+            '[[tasks.checks]]\npython = "mychecks.py:missing"\n',
+            "task 'a': checks[0].python: " + "{folder}/mychecks.py defines no function 'missing'",
+        ),
+        (
+            '[[tasks]]\nid = "a"\nstart = "https://a.test/"\ngoal = "g"\n'
+            '[[tasks.checks]]\npython = "broken.py:ok"\n',
+            "broken.py is not Python (invalid syntax at line 1)",
+        ),
         (
             '[app]\ncommand = "serve"\n[[tasks]]\nid = "a"\nstart = "/"\ngoal = "g"\n'
             '[[tasks.checks]]\npage_contains = "x"\n',
@@ -197,12 +207,14 @@ def test_a_bad_suite_is_one_line_naming_its_file_task_and_field(
 ) -> None:
     path = tmp_path / "suite.toml"
     path.write_text(toml)
+    (tmp_path / "mychecks.py").write_text("def ok(workdir, base_url, result):\n    return True\n")
+    (tmp_path / "broken.py").write_text("def ok(:\n")
     done = run_cli(monkeypatch, "eval", str(path), "--out", str(tmp_path / "out"))
     assert done.returncode == 2
     assert done.stdout == ""
     (line,) = done.stderr.splitlines()
     assert line.startswith(f"pagesight: {path}: "), line
-    assert said in line
+    assert said.replace("{folder}", str(tmp_path)) in line
     assert not (tmp_path / "out").exists()  # refused before anything ran
 
 

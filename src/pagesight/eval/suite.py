@@ -28,6 +28,7 @@ file's folder. :func:`load_suite` checks the whole file before anything runs and
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import re
 import tomllib
@@ -288,11 +289,37 @@ def _check_tasks(suite: Suite) -> None:
                 file = suite.folder / check.python.rpartition(":")[0]
                 if not file.is_file():
                     raise SuiteError(f"{where}: checks[{number}].python: no file {str(file)!r}")
+                problem = _no_function(file, check.python.rpartition(":")[2])
+                if problem is not None:
+                    raise SuiteError(f"{where}: checks[{number}].python: {problem}")
             if check.sql is not None and check.db is None and _builtin(suite) is None:
                 raise SuiteError(
                     f"{where}: checks[{number}].db: an sql check names its database (a path "
                     "in the task's workdir) unless the app is builtin"
                 )
+
+
+def _no_function(file: Path, name: str) -> str | None:
+    """Why ``file`` has no ``name`` to call (it does not parse, or defines no such name at
+    its top level), read without running it; None when it has one."""
+    try:
+        tree = ast.parse(file.read_bytes(), filename=str(file))
+    except (SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", None)
+        at = f" at line {line}" if line else ""
+        return f"{file} is not Python ({getattr(exc, 'msg', exc)}{at})"
+    except OSError as exc:
+        return f"{file} cannot be read: {exc.strerror}"
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return None if name in names else f"{file} defines no function {name!r}"
 
 
 def _builtin(suite: Suite) -> str | None:
