@@ -235,6 +235,16 @@ def test_bad_options_and_names_are_refused_before_anything_runs(
     done = run_cli(monkeypatch, "eval", str(SUITE), "--out", str(out))
     assert done.returncode == 2 and "holds an earlier eval's results" in done.stderr
     assert (out / "results.jsonl").read_text() == "{}\n"
+    # A folder that cannot be made is one line too, not a traceback once the display is up.
+    (tmp_path / "file").write_text("")
+    done = run_cli(monkeypatch, "eval", str(SUITE), "--out", str(tmp_path / "file" / "out"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout == ""
+    assert done.stderr == (
+        f"pagesight: --out: '{tmp_path}/file/out' cannot be written: Not a directory\n"
+    )
+    done = run_cli(monkeypatch, "eval", str(SUITE), "--timeout", "inf")
+    assert done.returncode == 2 and "--timeout: must be a positive number" in done.stderr
 
 
 def _outcome(tmp_path: Path, **result: object) -> Outcome:

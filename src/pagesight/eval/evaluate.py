@@ -75,6 +75,15 @@ def check_out(out: Path) -> None:
         )
     if out.exists() and not out.is_dir():
         raise InvalidOption("out", f"{str(out)!r} is a file, not a folder")
+    try:  # made now, so that a folder that cannot be is bad input, not a traceback mid-eval
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".pagesight-write-test"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise InvalidOption(
+            "out", f"{str(out)!r} cannot be written: {exc.strerror or exc}"
+        ) from None
 
 
 def run_eval(
