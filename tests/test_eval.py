@@ -397,3 +397,19 @@ def test_a_text_check_holds_for_the_text_as_words_of_its_own(tmp_path: Path) -> 
 def test_a_check_is_described_on_one_line() -> None:
     check = Check(sql="SELECT count(*)\n  FROM contacts\n", equals=14)
     assert check.describe() == "sql SELECT count(*) FROM contacts = 14"
+
+
+def test_a_worker_starts_without_runpy_warning_it_was_imported_twice() -> None:
+    # The package imported the worker module (runner → worker), so `python -m` warned in every
+    # worker.log, and a worker killed outright was reported with that warning as its reason.
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-W", "error::RuntimeWarning", "-m", "pagesight.eval.worker"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "RuntimeWarning" not in done.stderr, done.stderr
+    assert "IndexError" in done.stderr  # it ran, and found no job file named
