@@ -413,3 +413,42 @@ def test_a_worker_starts_without_runpy_warning_it_was_imported_twice() -> None:
     )
     assert "RuntimeWarning" not in done.stderr, done.stderr
     assert "IndexError" in done.stderr  # it ran, and found no job file named
+
+
+def test_a_task_allows_the_risky_steps_its_words_name_and_no_other() -> None:
+    from pagesight.eval.suite import Task
+    from pagesight.eval.task import _allowed
+    from pagesight.guard.risk import Risk
+
+    def allows(words: list[str], action: str) -> bool:
+        task = Task(id="t", start="/", goal="g", allow=words, checks=[Check(stop_reason="done")])
+        allowed = _allowed(task)
+        assert allowed is not None
+        return allowed(Risk(rule="risky_control", action=action, why="its name says 'send'"))
+
+    assert allows(["send"], 'click [7] button "Send"')
+    assert allows(["Send"], 'click [7] button "send message"')
+    assert allows(["发送"], 'click [7] button "发送消息"')
+    # A substring once allowed these: another word holding it, a delete that mentions it.
+    assert not allows(["send"], 'click [7] button "Resend invoice"')
+    assert not allows(["send"], 'click [9] button "Delete"')
+    assert not allows(["pay"], 'click [3] link "Paypal settings"')
+    with pytest.raises(ValueError, match="at least 1 character"):  # "" would allow anything
+        Task(id="t", start="/", goal="g", allow=[" "], checks=[Check(stop_reason="done")])
+    assert _allowed(Task(id="t", start="/", goal="g", checks=[Check(stop_reason="done")])) is None
+
+
+def test_a_run_that_failed_before_any_check_says_why_on_its_line() -> None:
+    from pagesight.cli.eval import _why
+    from pagesight.eval.task import TaskResult
+
+    result = TaskResult(
+        task="t",
+        category="c",
+        repeat=1,
+        attempt=1,
+        outcome="failed",
+        stop_reason="navigation_error",
+        message="cannot load http://127.0.0.1:9/: connection refused",
+    )
+    assert _why(result) == ("navigation_error: cannot load http://127.0.0.1:9/: connection refused")

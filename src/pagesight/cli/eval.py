@@ -226,6 +226,8 @@ def _why(result: TaskResult) -> str:
     failed = [c for c in result.checks if not c["ok"]]
     if failed:
         return f"{result.stop_reason}; check failed: {failed[0]['check']}: {failed[0]['reason']}"
+    if result.outcome == "failed" and result.message:  # judged by no check: its start failed
+        return f"{result.stop_reason}: {result.message}"
     return result.stop_reason
 
 

@@ -35,9 +35,17 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from pagesight.errors import SuiteError
 from pagesight.guard.risk import Mode
@@ -161,7 +169,9 @@ class Task(_Strict):
     goal: str = Field(min_length=1)
     steps: str | None = None
     max_steps: int | None = Field(default=None, ge=1)
-    allow: list[str] = Field(default_factory=list)
+    allow: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]] = Field(
+        default_factory=list
+    )
     """Risky steps a person allows in advance, by a word of the step (``["send"]``): with
     ``--confirm risky`` or ``all`` the eval says yes to those and no to any other; with none
     given, a risky step stops the run for a person (``needs_person``), as nobody is there."""
