@@ -128,11 +128,13 @@ def test_a_task_past_its_deadline_is_ended_with_its_app(
     (folder / "hang.py").write_text((SUITE.parent / "hang.py").read_text())
     suite = _suite(folder, 'command = "python3 hang.py {port} {workdir}"\nready = "/ready"')
     out = tmp_path / "out"
-    done = run_cli(monkeypatch, "eval", str(suite), "--out", str(out), "--task-timeout", "4")
+    # 12 s: long enough for a worker to start its app on a busy machine (at 4 s, two shared
+    # cores often ended a worker before its app had started, and the test saw no app.pid).
+    done = run_cli(monkeypatch, "eval", str(suite), "--out", str(out), "--task-timeout", "12")
     assert done.returncode == 1, done.stdout + done.stderr
     (run,) = _jsonl(out / "results.jsonl")
     assert run["outcome"] == "infra"
-    assert run["error"] == "ended at its deadline of 4 s"
+    assert run["error"] == "ended at its deadline of 12 s"
     pids = [int(p.read_text()) for p in (out / "tasks/only").glob("*/work/app.pid")]
     assert len(pids) == 3  # the app started each time, and each time it was stopped
     for pid in pids:
@@ -452,3 +454,43 @@ def test_a_run_that_failed_before_any_check_says_why_on_its_line() -> None:
         message="cannot load http://127.0.0.1:9/: connection refused",
     )
     assert _why(result) == ("navigation_error: cannot load http://127.0.0.1:9/: connection refused")
+
+
+def test_each_kind_of_check_fails_when_the_outcome_is_not_what_it_says(tmp_path: Path) -> None:
+    (tmp_path / "verdicts.py").write_text(
+        "def yes(w, u, r):\n    return True\n"
+        "def no(w, u, r):\n    return False\n"
+        "def one(w, u, r):\n    return 1\n"
+        "def why(w, u, r):\n    return 'the total is 3'\n"
+        "def boom(w, u, r):\n    raise RuntimeError('kaboom')\n"
+    )
+    outcome = replace(_outcome(tmp_path), page_text="Saved:\n  Alice   Chen")
+    (tmp_path / "downloads").mkdir()
+    (tmp_path / "downloads" / "notes.txt").write_text("x")
+    checks = [
+        Check(url_matches=r"/x$"),
+        Check(url_matches=r"/y$"),
+        Check(page_contains="Saved: Alice Chen"),  # as the browser renders it, spacing aside
+        Check(page_contains="Saved: Bob"),
+        Check(file_exists="*.txt"),
+        Check(file_exists="*.csv"),
+        Check(python="verdicts.py:yes"),
+        Check(python="verdicts.py:no"),
+        Check(python="verdicts.py:one"),  # only True holds, not whatever is truthy
+        Check(python="verdicts.py:why"),
+        Check(python="verdicts.py:boom"),
+    ]
+    got = [(c.ok, c.reason) for c in judge(checks, outcome, folder=tmp_path)]
+    assert got == [
+        (True, ""),
+        (False, "the final URL is http://127.0.0.1:1/x"),
+        (True, ""),
+        (False, "the final page (http://127.0.0.1:1/x) does not show it"),
+        (True, ""),
+        (False, "downloads hold notes.txt"),
+        (True, ""),
+        (False, "no returned False"),
+        (False, "one returned 1"),
+        (False, "the total is 3"),
+        (False, "RuntimeError: kaboom"),
+    ]
