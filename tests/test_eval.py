@@ -494,3 +494,118 @@ def test_each_kind_of_check_fails_when_the_outcome_is_not_what_it_says(tmp_path:
         (False, "the total is 3"),
         (False, "RuntimeError: kaboom"),
     ]
+
+
+class _Quiet:
+    def started(self, job: object) -> None: ...
+
+    def finished(self, job: object, result: object, *, retrying: bool) -> None: ...
+
+
+def test_an_eval_stopped_half_way_keeps_each_run_that_ended_and_writes_every_file(
+    tmp_path: Path,
+) -> None:
+    # results.jsonl holds a run as soon as it ends, and Ctrl-C still leaves the csv, the
+    # summary (complete: false) and the report.
+    from pagesight.eval.evaluate import run_eval
+    from pagesight.eval.runner import Job
+    from pagesight.eval.suite import load_suite
+    from pagesight.eval.task import Options, TaskResult
+
+    suite = load_suite(SUITE)
+    out = tmp_path / "out"
+    seen_on_disk: list[str] = []
+
+    class Stopped:
+        slots = 1
+
+        def __init__(self) -> None:
+            self.waits = 0
+            self.jobs: list[Job] = []
+
+        def start(self, job: Job) -> None:
+            self.jobs.append(job)
+
+        def wait(self, timeout: float) -> list[tuple[Job, TaskResult]]:
+            self.waits += 1
+            if self.waits == 1:
+                job = self.jobs[0]
+                result = TaskResult(
+                    task=job.task.id,
+                    category=job.task.category,
+                    repeat=1,
+                    attempt=1,
+                    outcome="passed",
+                )
+                return [(job, result)]
+            seen_on_disk.append((out / "results.jsonl").read_text())
+            raise KeyboardInterrupt
+
+        def close(self) -> None: ...
+
+    with pytest.raises(KeyboardInterrupt):
+        run_eval(suite, suite.tasks, Options(), out, events=_Quiet(), executor=Stopped)
+    (line,) = seen_on_disk[0].splitlines()  # on disk while the next task still ran
+    assert json.loads(line)["task"] == "export-and-read"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] is False and summary["totals"]["passed"] == 1
+    assert (out / "results.csv").read_text().count("\n") == 2
+    assert "before every task ran" in (out / "report.html").read_text()
+
+
+def test_the_standard_error_is_over_the_success_rates_of_the_repeats() -> None:
+    from pagesight.eval.results import totals
+    from pagesight.eval.task import TaskResult
+
+    def run(task: str, repeat: int, outcome: str) -> TaskResult:
+        return TaskResult(task=task, category="c", repeat=repeat, attempt=1, outcome=outcome)  # type: ignore[arg-type]
+
+    # Repeat 1: 2 of 2; repeat 2: 1 of 2; repeat 3: 0 of 1 and an infrastructure failure.
+    results = [
+        run("a", 1, "passed"),
+        run("b", 1, "passed"),
+        run("a", 2, "passed"),
+        run("b", 2, "failed"),
+        run("a", 3, "failed"),
+        run("b", 3, "infra"),
+    ]
+    t = totals(results, 1.0)
+    assert (t.runs, t.passed, t.failed, t.infra) == (6, 3, 2, 1)
+    assert t.success_rate == pytest.approx(3 / 5)
+    # rates 1, 0.5, 0: sample standard deviation 0.5, over sqrt(3) repeats
+    assert t.stderr_kind == "repeats" and t.stderr == pytest.approx(0.5 / 3**0.5)
+    one = totals([*results[:2], run("c", 1, "failed")], 1.0)
+    assert one.stderr_kind == "binomial"
+    assert one.stderr == pytest.approx(((2 / 3) * (1 / 3) / 3) ** 0.5)
+
+
+def test_ctrl_c_ends_the_workers_running_and_their_apps(tmp_path: Path) -> None:
+    import time
+
+    from pagesight.eval.evaluate import run_eval
+    from pagesight.eval.suite import load_suite
+    from pagesight.eval.task import Options
+
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    (folder / "hang.py").write_text((SUITE.parent / "hang.py").read_text())
+    suite = load_suite(
+        _suite(folder, 'command = "python3 hang.py {port} {workdir}"\nready = "/ready"')
+    )
+    out = tmp_path / "out"
+
+    class CtrlC(_Quiet):
+        def started(self, job: object) -> None:  # once its app is up, the person presses Ctrl-C
+            pid = out / "tasks/only/1/work/app.pid"
+            deadline = time.monotonic() + 60
+            while not pid.is_file() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            time.sleep(0.3)
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_eval(suite, suite.tasks, Options(task_timeout=120), out, events=CtrlC())
+    app = int((out / "tasks/only/1/work/app.pid").read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(app, 0)
+    assert json.loads((out / "summary.json").read_text())["complete"] is False
