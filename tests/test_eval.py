@@ -182,6 +182,13 @@ def test_a_task_past_its_deadline_is_ended_with_its_app(
             '[[tasks.checks]]\npython = "checks.py:ok"\n',
             "task 'a': checks[0].python: no file",
         ),
+        (
+            '[[tasks]]\nid = "a"\nstart = "https://a.test/"\ngoal = "g"\n'
+            '[[tasks.checks]]\npage_contains = "x"\n'
+            '[[tasks]]\nid = "a"\nstart = "https://a.test/"\ngoal = "h"\n'
+            '[[tasks.checks]]\npage_contains = "y"\n',
+            "task 'a': id: another task has this id; ids are unique",
+        ),
         (  # a check file that would only fail once the task had run
             '[[tasks]]\nid = "a"\nstart = "https://a.test/"\ngoal = "g"\n'
             '[[tasks.checks]]\npython = "mychecks.py:missing"\n',
