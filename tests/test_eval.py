@@ -14,6 +14,7 @@ import json
 import os
 import socket
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -185,6 +186,23 @@ def test_a_task_past_its_deadline_is_ended_with_its_app(
             "task 'a': checks[0].python: no file",
         ),
         (
+            '[[tasks]]\nid = "a"\nstart = "https://a.test/"\ngoal = "g"\n'
+            '[[tasks.checks]]\npage_contains = "x"\n'
+            '[[tasks]]\nid = "a"\nstart = "https://a.test/"\ngoal = "h"\n'
+            '[[tasks.checks]]\npage_contains = "y"\n',
+            "task 'a': id: another task has this id; ids are unique",
+        ),
+        (  # a check file that would only fail once the task had run
+            '[[tasks]]\nid = "a"\nstart = "https://a.test/"\ngoal = "g"\n'
+            '[[tasks.checks]]\npython = "mychecks.py:missing"\n',
+            "task 'a': checks[0].python: " + "{folder}/mychecks.py defines no function 'missing'",
+        ),
+        (
+            '[[tasks]]\nid = "a"\nstart = "https://a.test/"\ngoal = "g"\n'
+            '[[tasks.checks]]\npython = "broken.py:ok"\n',
+            "broken.py is not Python (invalid syntax at line 1)",
+        ),
+        (
             '[app]\ncommand = "serve"\n[[tasks]]\nid = "a"\nstart = "/"\ngoal = "g"\n'
             '[[tasks.checks]]\npage_contains = "x"\n',
             "app: the command must listen on {port}",
@@ -201,12 +219,14 @@ def test_a_bad_suite_is_one_line_naming_its_file_task_and_field(
 ) -> None:
     path = tmp_path / "suite.toml"
     path.write_text(toml)
+    (tmp_path / "mychecks.py").write_text("def ok(workdir, base_url, result):\n    return True\n")
+    (tmp_path / "broken.py").write_text("def ok(:\n")
     done = run_cli(monkeypatch, "eval", str(path), "--out", str(tmp_path / "out"))
     assert done.returncode == 2
     assert done.stdout == ""
     (line,) = done.stderr.splitlines()
     assert line.startswith(f"pagesight: {path}: "), line
-    assert said in line
+    assert said.replace("{folder}", str(tmp_path)) in line
     assert not (tmp_path / "out").exists()  # refused before anything ran
 
 
@@ -227,6 +247,16 @@ def test_bad_options_and_names_are_refused_before_anything_runs(
     done = run_cli(monkeypatch, "eval", str(SUITE), "--out", str(out))
     assert done.returncode == 2 and "holds an earlier eval's results" in done.stderr
     assert (out / "results.jsonl").read_text() == "{}\n"
+    # A folder that cannot be made is one line too, not a traceback once the display is up.
+    (tmp_path / "file").write_text("")
+    done = run_cli(monkeypatch, "eval", str(SUITE), "--out", str(tmp_path / "file" / "out"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert done.stdout == ""
+    assert done.stderr == (
+        f"pagesight: --out: '{tmp_path}/file/out' cannot be written: Not a directory\n"
+    )
+    done = run_cli(monkeypatch, "eval", str(SUITE), "--timeout", "inf")
+    assert done.returncode == 2 and "--timeout: must be a positive number" in done.stderr
 
 
 def _outcome(tmp_path: Path, **result: object) -> Outcome:
@@ -389,3 +419,269 @@ def test_a_model_server_that_does_not_answer_is_an_infrastructure_failure(
     assert result.outcome == "infra"
     assert result.error is not None and "no model server answers" in result.error
     assert closed in result.error
+
+
+def test_a_task_no_check_of_which_applies_in_this_confirm_mode_is_refused_not_passed(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Its only check is for --confirm never: under risky nothing would judge the run, and a run
+    # nothing judged once counted as passed (delete-contact under --confirm all did).
+    path = tmp_path / "suite.toml"
+    (tmp_path / "go.steps").write_text("done\n")
+    path.write_text(
+        '[[tasks]]\nid = "a"\nstart = "https://a.test/"\ngoal = "g"\nsteps = "go.steps"\n'
+        '[[tasks.checks]]\nwhen_confirm = "never"\nstop_reason = "done"\n'
+    )
+    done = run_cli(monkeypatch, "eval", str(path), "--out", str(tmp_path / "out"))
+    assert done.returncode == 2, done.stdout + done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line == (
+        f"pagesight: {path}: task 'a': checks: none applies with --confirm risky "
+        "(each has a when_confirm for another mode)"
+    )
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("confirm", ["risky", "all", "never"])
+def test_every_bundled_orbit_task_is_judged_by_some_check_in_every_confirm_mode(
+    confirm: str,
+) -> None:
+    from pagesight.eval.checks import applies
+    from pagesight.eval.suite import load_suite
+
+    for task in load_suite("orbit").tasks:
+        assert any(applies(c, confirm) for c in task.checks), (task.id, confirm)  # type: ignore[arg-type]
+
+
+def test_a_text_check_holds_for_the_text_as_words_of_its_own(tmp_path: Path) -> None:
+    # A substring once held: "14" in an answer of 140 passed export-csv with a wrong count.
+    def answer(text: str, wanted: str) -> bool:
+        outcome = _outcome(tmp_path, answer=text)
+        (got,) = judge([Check(answer_contains=wanted)], outcome, folder=tmp_path)
+        return got.ok
+
+    assert answer("14", "14") and answer("It has 14 rows.", "14") and answer("14行", "14")
+    assert not answer("140", "14") and not answer("2014", "14") and not answer("1.14", "14")
+    assert answer("Saved:  Alice\n Chen", "Saved: Alice Chen")  # spacing aside
+    assert not answer("Unsaved", "Saved")
+    assert not answer("14.5", "14") and answer("It is 14.", "14")
+    assert answer("(14)", "(14)") and answer("x(14)y", "(14)")  # no letter at its ends
+
+    page = replace(_outcome(tmp_path), page_text="Total: 114 items")
+    (got,) = judge([Check(page_contains="14 items")], page, folder=tmp_path)
+    assert not got.ok
+
+
+def test_a_check_is_described_on_one_line() -> None:
+    check = Check(sql="SELECT count(*)\n  FROM contacts\n", equals=14)
+    assert check.describe() == "sql SELECT count(*) FROM contacts = 14"
+
+
+def test_a_worker_starts_without_runpy_warning_it_was_imported_twice() -> None:
+    # The package imported the worker module (runner → worker), so `python -m` warned in every
+    # worker.log, and a worker killed outright was reported with that warning as its reason.
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-W", "error::RuntimeWarning", "-m", "pagesight.eval.worker"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "RuntimeWarning" not in done.stderr, done.stderr
+    assert "IndexError" in done.stderr  # it ran, and found no job file named
+
+
+def test_a_task_allows_the_risky_steps_its_words_name_and_no_other() -> None:
+    from pagesight.eval.suite import Task
+    from pagesight.eval.task import _allowed
+    from pagesight.guard.risk import Risk
+
+    def allows(words: list[str], action: str) -> bool:
+        task = Task(id="t", start="/", goal="g", allow=words, checks=[Check(stop_reason="done")])
+        allowed = _allowed(task)
+        assert allowed is not None
+        return allowed(Risk(rule="risky_control", action=action, why="its name says 'send'"))
+
+    assert allows(["send"], 'click [7] button "Send"')
+    assert allows(["Send"], 'click [7] button "send message"')
+    assert allows(["发送"], 'click [7] button "发送消息"')
+    # A substring once allowed these: another word holding it, a delete that mentions it.
+    assert not allows(["send"], 'click [7] button "Resend invoice"')
+    assert not allows(["send"], 'click [9] button "Delete"')
+    assert not allows(["pay"], 'click [3] link "Paypal settings"')
+    with pytest.raises(ValueError, match="at least 1 character"):  # "" would allow anything
+        Task(id="t", start="/", goal="g", allow=[" "], checks=[Check(stop_reason="done")])
+    assert _allowed(Task(id="t", start="/", goal="g", checks=[Check(stop_reason="done")])) is None
+
+
+def test_a_run_that_failed_before_any_check_says_why_on_its_line() -> None:
+    from pagesight.cli.eval import _why
+    from pagesight.eval.task import TaskResult
+
+    result = TaskResult(
+        task="t",
+        category="c",
+        repeat=1,
+        attempt=1,
+        outcome="failed",
+        stop_reason="navigation_error",
+        message="cannot load http://127.0.0.1:9/: connection refused",
+    )
+    assert _why(result) == ("navigation_error: cannot load http://127.0.0.1:9/: connection refused")
+
+
+def test_each_kind_of_check_fails_when_the_outcome_is_not_what_it_says(tmp_path: Path) -> None:
+    (tmp_path / "verdicts.py").write_text(
+        "def yes(w, u, r):\n    return True\n"
+        "def no(w, u, r):\n    return False\n"
+        "def one(w, u, r):\n    return 1\n"
+        "def why(w, u, r):\n    return 'the total is 3'\n"
+        "def boom(w, u, r):\n    raise RuntimeError('kaboom')\n"
+    )
+    outcome = replace(_outcome(tmp_path), page_text="Saved:\n  Alice   Chen")
+    (tmp_path / "downloads").mkdir()
+    (tmp_path / "downloads" / "notes.txt").write_text("x")
+    checks = [
+        Check(url_matches=r"/x$"),
+        Check(url_matches=r"/y$"),
+        Check(page_contains="Saved: Alice Chen"),  # as the browser renders it, spacing aside
+        Check(page_contains="Saved: Bob"),
+        Check(file_exists="*.txt"),
+        Check(file_exists="*.csv"),
+        Check(python="verdicts.py:yes"),
+        Check(python="verdicts.py:no"),
+        Check(python="verdicts.py:one"),  # only True holds, not whatever is truthy
+        Check(python="verdicts.py:why"),
+        Check(python="verdicts.py:boom"),
+    ]
+    got = [(c.ok, c.reason) for c in judge(checks, outcome, folder=tmp_path)]
+    assert got == [
+        (True, ""),
+        (False, "the final URL is http://127.0.0.1:1/x"),
+        (True, ""),
+        (False, "the final page (http://127.0.0.1:1/x) does not show it"),
+        (True, ""),
+        (False, "downloads hold notes.txt"),
+        (True, ""),
+        (False, "no returned False"),
+        (False, "one returned 1"),
+        (False, "the total is 3"),
+        (False, "RuntimeError: kaboom"),
+    ]
+
+
+class _Quiet:
+    def started(self, job: object) -> None: ...
+
+    def finished(self, job: object, result: object, *, retrying: bool) -> None: ...
+
+
+def test_an_eval_stopped_half_way_keeps_each_run_that_ended_and_writes_every_file(
+    tmp_path: Path,
+) -> None:
+    # results.jsonl holds a run as soon as it ends, and Ctrl-C still leaves the csv, the
+    # summary (complete: false) and the report.
+    from pagesight.eval.evaluate import run_eval
+    from pagesight.eval.runner import Job
+    from pagesight.eval.suite import load_suite
+    from pagesight.eval.task import Options, TaskResult
+
+    suite = load_suite(SUITE)
+    out = tmp_path / "out"
+    seen_on_disk: list[str] = []
+
+    class Stopped:
+        slots = 1
+
+        def __init__(self) -> None:
+            self.waits = 0
+            self.jobs: list[Job] = []
+
+        def start(self, job: Job) -> None:
+            self.jobs.append(job)
+
+        def wait(self, timeout: float) -> list[tuple[Job, TaskResult]]:
+            self.waits += 1
+            if self.waits == 1:
+                job = self.jobs[0]
+                result = TaskResult(
+                    task=job.task.id,
+                    category=job.task.category,
+                    repeat=1,
+                    attempt=1,
+                    outcome="passed",
+                )
+                return [(job, result)]
+            seen_on_disk.append((out / "results.jsonl").read_text())
+            raise KeyboardInterrupt
+
+        def close(self) -> None: ...
+
+    with pytest.raises(KeyboardInterrupt):
+        run_eval(suite, suite.tasks, Options(), out, events=_Quiet(), executor=Stopped)
+    (line,) = seen_on_disk[0].splitlines()  # on disk while the next task still ran
+    assert json.loads(line)["task"] == "export-and-read"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["complete"] is False and summary["totals"]["passed"] == 1
+    assert (out / "results.csv").read_text().count("\n") == 2
+    assert "before every task ran" in (out / "report.html").read_text()
+
+
+def test_the_standard_error_is_over_the_success_rates_of_the_repeats() -> None:
+    from pagesight.eval.results import totals
+    from pagesight.eval.task import TaskResult
+
+    def run(task: str, repeat: int, outcome: str) -> TaskResult:
+        return TaskResult(task=task, category="c", repeat=repeat, attempt=1, outcome=outcome)  # type: ignore[arg-type]
+
+    # Repeat 1: 2 of 2; repeat 2: 1 of 2; repeat 3: 0 of 1 and an infrastructure failure.
+    results = [
+        run("a", 1, "passed"),
+        run("b", 1, "passed"),
+        run("a", 2, "passed"),
+        run("b", 2, "failed"),
+        run("a", 3, "failed"),
+        run("b", 3, "infra"),
+    ]
+    t = totals(results, 1.0)
+    assert (t.runs, t.passed, t.failed, t.infra) == (6, 3, 2, 1)
+    assert t.success_rate == pytest.approx(3 / 5)
+    # rates 1, 0.5, 0: sample standard deviation 0.5, over sqrt(3) repeats
+    assert t.stderr_kind == "repeats" and t.stderr == pytest.approx(0.5 / 3**0.5)
+    one = totals([*results[:2], run("c", 1, "failed")], 1.0)
+    assert one.stderr_kind == "binomial"
+    assert one.stderr == pytest.approx(((2 / 3) * (1 / 3) / 3) ** 0.5)
+
+
+def test_ctrl_c_ends_the_workers_running_and_their_apps(tmp_path: Path) -> None:
+    import time
+
+    from pagesight.eval.evaluate import run_eval
+    from pagesight.eval.suite import load_suite
+    from pagesight.eval.task import Options
+
+    folder = tmp_path / "suite"
+    folder.mkdir()
+    (folder / "hang.py").write_text((SUITE.parent / "hang.py").read_text())
+    suite = load_suite(
+        _suite(folder, 'command = "python3 hang.py {port} {workdir}"\nready = "/ready"')
+    )
+    out = tmp_path / "out"
+
+    class CtrlC(_Quiet):
+        def started(self, job: object) -> None:  # once its app is up, the person presses Ctrl-C
+            pid = out / "tasks/only/1/work/app.pid"
+            deadline = time.monotonic() + 60
+            while not pid.is_file() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            time.sleep(0.3)
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_eval(suite, suite.tasks, Options(task_timeout=120), out, events=CtrlC())
+    app = int((out / "tasks/only/1/work/app.pid").read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(app, 0)
+    assert json.loads((out / "summary.json").read_text())["complete"] is False

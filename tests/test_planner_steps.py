@@ -342,3 +342,20 @@ def test_a_failed_expect_of_a_field_holding_a_secret_never_shows_it(
     assert result.message.endswith("to be 'something else'; seen: '{{TOKEN}}'"), result.message
     for escaped in (secret, repr(secret)[1:-1], "ss\\\\w"):
         assert escaped not in result.message
+
+
+def test_done_right_after_an_action_runs_that_action_first(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # A done in the same round as a typed value must not end the run before the value is typed.
+    planner = StepsPlanner.from_text('type "quarterly" into Filter\ndone "typed"\n')
+    agent = Agent(browser, planner, out=tmp_path, max_steps=5)
+    try:
+        result = agent.run(server.url("act-form.html"))
+        assert agent.page is not None
+        value = agent.page.playwright.evaluate("document.getElementById('q').value")
+    finally:
+        if agent.page is not None:
+            agent.page.close()
+    assert (result.stop_reason, result.answer) == ("done", "typed")
+    assert value == "quarterly"

@@ -6,6 +6,7 @@ input (raised, as every command's)."""
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -118,7 +119,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
         if value is not None and value < 1:
             raise InvalidOption(option, f"must be a positive number, not {value}")
     for option in ("timeout", "task_timeout", "model_timeout"):
-        if not getattr(args, option) > 0:
+        if not 0 < getattr(args, option) < math.inf:  # nan and inf too: Playwright takes neither
             raise InvalidOption(option, "must be a positive number of seconds")
     planner: Planner = args.planner or ("model" if args.model else "steps")
     if planner == "steps":
@@ -268,6 +269,8 @@ def _why(result: TaskResult) -> str:
     failed = [c for c in result.checks if not c["ok"]]
     if failed:
         return f"{result.stop_reason}; check failed: {failed[0]['check']}: {failed[0]['reason']}"
+    if result.outcome == "failed" and result.message:  # judged by no check: its start failed
+        return f"{result.stop_reason}: {result.message}"
     return result.stop_reason
 
 

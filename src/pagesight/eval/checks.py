@@ -102,13 +102,13 @@ def _fails(check: Check, outcome: Outcome, folder: Path) -> str | None:
         return None if found else f"the final URL is {outcome.final_url}"
     if kind == "page_contains":
         assert check.page_contains is not None
-        if _spaced(check.page_contains) in _spaced(outcome.page_text):
+        if _holds(check.page_contains, outcome.page_text):
             return None
         return f"the final page ({outcome.final_url}) does not show it"
     if kind == "answer_contains":
         assert check.answer_contains is not None
         answer = outcome.result.answer
-        if answer is not None and _spaced(check.answer_contains) in _spaced(answer):
+        if answer is not None and _holds(check.answer_contains, answer):
             return None
         return "the run gave no answer" if answer is None else f"the answer was {answer!r}"
     if kind == "file_exists":
@@ -130,6 +130,20 @@ def _fails(check: Check, outcome: Outcome, folder: Path) -> str | None:
 
 def _spaced(text: str) -> str:
     return " ".join(text.split())
+
+
+def _holds(wanted: str, text: str) -> bool:
+    """Whether ``text`` shows ``wanted``, spacing aside, as words of its own: where
+    ``wanted`` begins or ends with a letter or digit, the text has none right beside it, so
+    "14" is not in "140", "2014" or "1.14", nor "Saved" in "Unsaved" ("14 行" and "14."
+    hold 14)."""
+    wanted, text = _spaced(wanted), _spaced(text)
+    first, last = wanted[:1], wanted[-1:]
+    before = r"(?<![A-Za-z0-9])" if first.isascii() and first.isalnum() else ""
+    before += r"(?<![0-9][.,])" if first.isascii() and first.isdigit() else ""
+    after = r"(?![A-Za-z0-9])" if last.isascii() and last.isalnum() else ""
+    after += r"(?![.,][0-9])" if last.isascii() and last.isdigit() else ""
+    return re.search(before + re.escape(wanted) + after, text) is not None
 
 
 def _sql(check: Check, outcome: Outcome) -> str | None:

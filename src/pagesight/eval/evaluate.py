@@ -11,6 +11,7 @@ from typing import Any
 
 from pagesight.errors import InvalidOption, SuiteError
 from pagesight.eval import results as files
+from pagesight.eval.checks import applies
 from pagesight.eval.runner import Events, Executor, Job, Processes, run_jobs
 from pagesight.eval.suite import Suite, Task
 from pagesight.eval.task import Options, TaskResult
@@ -39,6 +40,14 @@ def prepare(suite: Suite, task_ids: Sequence[str], options: Options) -> tuple[Ta
     """The tasks to run, checked for this planner before anything starts: with the steps
     planner each needs a steps file that parses."""
     tasks = suite.select(task_ids) if task_ids else suite.tasks
+    for task in tasks:
+        if not any(applies(check, options.confirm) for check in task.checks):
+            # Every check is for another --confirm mode: nothing would judge the run, and a
+            # run nothing judges must not count as passed.
+            raise SuiteError(
+                f"{suite.path}: task {task.id!r}: checks: none applies with --confirm "
+                f"{options.confirm} (each has a when_confirm for another mode)"
+            )
     if options.planner == "steps":
         from pagesight.planners import StepsPlanner
 
@@ -66,6 +75,15 @@ def check_out(out: Path) -> None:
         )
     if out.exists() and not out.is_dir():
         raise InvalidOption("out", f"{str(out)!r} is a file, not a folder")
+    try:  # made now, so that a folder that cannot be is bad input, not a traceback mid-eval
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".pagesight-write-test"
+        probe.touch()
+        probe.unlink()
+    except OSError as exc:
+        raise InvalidOption(
+            "out", f"{str(out)!r} cannot be written: {exc.strerror or exc}"
+        ) from None
 
 
 def run_eval(

@@ -24,7 +24,6 @@ from typing import IO, Protocol
 
 from pagesight.eval.suite import Suite, Task
 from pagesight.eval.task import API_KEY_ENV, Options, TaskResult, infra_result, task_folder
-from pagesight.eval.worker import job_dict
 
 MAX_ATTEMPTS = 3
 """A run that failed for its infrastructure is tried twice more."""
@@ -134,6 +133,11 @@ class Processes:
         (out / JOBS).mkdir(parents=True, exist_ok=True)
 
     def start(self, job: Job) -> None:
+        # Imported here, not with the package: ``python -m pagesight.eval.worker`` imports
+        # pagesight.eval first, and a worker module already imported by then makes runpy warn
+        # in every worker.log (and a dead worker's reason quoted that warning).
+        from pagesight.eval.worker import job_dict
+
         folder = self._out / job.folder
         folder.mkdir(parents=True, exist_ok=True)
         stem = job.folder.replace("/", "_")

@@ -28,15 +28,24 @@ file's folder. :func:`load_suite` checks the whole file before anything runs and
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import re
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from pagesight.errors import SetupError, SuiteError
 from pagesight.guard.risk import Mode
@@ -71,8 +80,9 @@ class Check(_Strict):
       the task's workdir (with ``builtin = "orbit"``: Orbit's database by default);
     * ``url_matches``: a regular expression searched in the final page's URL;
     * ``page_contains``: a text the final page shows (as the browser renders it, spacing
-      aside);
-    * ``answer_contains``: a text in the run's answer (``done "…"``);
+      aside), as words of its own: "14 items" is not in "114 items";
+    * ``answer_contains``: a text in the run's answer (``done "…"``), words of its own too:
+      "14" is not in "140";
     * ``file_exists``: a glob matched in the task's downloads folder;
     * ``python``: ``"file.py:function"``, called with the task's workdir, the app's base URL
       and the :class:`~pagesight.agent.state.RunResult`; it returns True, or a reason it failed;
@@ -128,10 +138,12 @@ class Check(_Strict):
         return next(kind for kind in CHECK_KINDS if getattr(self, kind) is not None)
 
     def describe(self) -> str:
-        """The check in one line, as the report and the results show it."""
+        """The check in one line, as the report and the results show it (a query written
+        over several lines of the suite on one)."""
         kind = self.kind
         if kind == "sql":
-            return f"sql {self.sql} = {self.equals!r}"
+            assert self.sql is not None
+            return f"sql {' '.join(self.sql.split())} = {self.equals!r}"
         return f"{kind} {getattr(self, kind)!r}"
 
 
@@ -170,7 +182,9 @@ class Task(_Strict):
     as MiniWoB's ``core.getUtterance()``), then the run starts on it afresh."""
     steps: str | None = None
     max_steps: int | None = Field(default=None, ge=1)
-    allow: list[str] = Field(default_factory=list)
+    allow: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]] = Field(
+        default_factory=list
+    )
     """Risky steps a person allows in advance, by a word of the step (``["send"]``): with
     ``--confirm risky`` or ``all`` the eval says yes to those and no to any other; with none
     given, a risky step stops the run for a person (``needs_person``), as nobody is there."""
@@ -323,11 +337,37 @@ def _check_tasks(suite: Suite) -> None:
                 file = suite.folder / check.python.rpartition(":")[0]
                 if not file.is_file():
                     raise SuiteError(f"{where}: checks[{number}].python: no file {str(file)!r}")
+                problem = _no_function(file, check.python.rpartition(":")[2])
+                if problem is not None:
+                    raise SuiteError(f"{where}: checks[{number}].python: {problem}")
             if check.sql is not None and check.db is None and _builtin(suite) != "orbit":
                 raise SuiteError(
                     f"{where}: checks[{number}].db: an sql check names its database (a path "
                     "in the task's workdir) unless the app is Orbit"
                 )
+
+
+def _no_function(file: Path, name: str) -> str | None:
+    """Why ``file`` has no ``name`` to call (it does not parse, or defines no such name at
+    its top level), read without running it; None when it has one."""
+    try:
+        tree = ast.parse(file.read_bytes(), filename=str(file))
+    except (SyntaxError, ValueError) as exc:
+        line = getattr(exc, "lineno", None)
+        at = f" at line {line}" if line else ""
+        return f"{file} is not Python ({getattr(exc, 'msg', exc)}{at})"
+    except OSError as exc:
+        return f"{file} cannot be read: {exc.strerror}"
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return None if name in names else f"{file} defines no function {name!r}"
 
 
 def _builtin(suite: Suite) -> str | None:

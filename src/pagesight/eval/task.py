@@ -10,6 +10,7 @@ result too, with ``outcome = "infra"``, for the driver to retry.
 from __future__ import annotations
 
 import os
+import re
 import time
 import traceback
 from collections.abc import Callable
@@ -209,7 +210,8 @@ def _run(
         category=task.category,
         repeat=repeat,
         attempt=attempt,
-        outcome="passed" if all(c.ok for c in checks) else "failed",
+        # No check applied (every one for another --confirm mode): nothing says it was done.
+        outcome="passed" if checks and all(c.ok for c in checks) else "failed",
         checks=[c.as_dict() for c in checks],
         rounds=result.rounds,
         steps=len(result.steps),
@@ -274,11 +276,15 @@ def _allowed(task: Task) -> Callable[[Risk], bool] | None:
     as nobody is at a worker's terminal to ask."""
     if not task.allow:
         return None
-    words = [word.casefold() for word in task.allow]
+    # A word of its own: "send" allows 'click [7] button "Send"', not "Resend invoice" (in
+    # Latin script; Chinese, written without spaces, as it is: "发送" in "发送消息").
+    words = [
+        re.compile(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", re.IGNORECASE)
+        for word in task.allow
+    ]
 
     def allowed(risk: Risk) -> bool:
-        action = risk.action.casefold()
-        return any(word in action for word in words)
+        return any(word.search(risk.action) for word in words)
 
     return allowed
 
