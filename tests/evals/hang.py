@@ -1,14 +1,21 @@
-"""An app that starts, answers /ready, and never answers anything else: a task on it hangs
-until the eval's deadline ends it. Its pid goes to WORKDIR/app.pid, for the test to see
-that ending the task stopped it."""
+"""An app that hangs the first task run on it and serves the next: it answers /ready, then
+(the first time, marked by a file in its folder) never answers anything else, so that run
+hangs until the eval's deadline ends it; once marked, it serves a page whose Go link leads to
+/done. Its pid goes to WORKDIR/app.pid, for the test to see that ending the task stopped it."""
 
 import http.server
+import os
 import sys
 import time
 from pathlib import Path
 
 port, workdir = int(sys.argv[1]), Path(sys.argv[2])
-(workdir / "app.pid").write_text(str(__import__("os").getpid()))
+(workdir / "app.pid").write_text(str(os.getpid()))
+MARK = Path("hung-once")
+PAGES = {
+    "/": b'<!doctype html><title>Start</title><a href="/done">Go</a>',
+    "/done": b"<!doctype html><title>Done</title><h1>Done</h1>",
+}
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -17,7 +24,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send_response(204)
             self.end_headers()
             return
-        time.sleep(3600)
+        if not MARK.exists():
+            MARK.write_text("hung")
+            time.sleep(3600)
+        body = PAGES.get(self.path, b"not found")
+        self.send_response(200 if self.path in PAGES else 404)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def log_message(self, *args: object) -> None:
         pass
