@@ -24,6 +24,8 @@ REASONS: dict[type[PagesightError], str] = {
     errors.InputError: "input_error",
     errors.UnsupportedURL: "unsupported_url",
     errors.NavigationError: "navigation_error",
+    errors.SuiteError: "suite_error",
+    errors.AppNotStarted: "app_not_started",
     errors.OriginNotAllowed: "origin_not_allowed",
     errors.SecretNotAllowedHere: "secret_not_allowed_here",
     errors.ConnectError: "connect_error",

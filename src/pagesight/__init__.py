@@ -10,6 +10,7 @@ from pagesight.agent.decision import Action, Batch, Done, Stop
 from pagesight.agent.state import RunResult
 from pagesight.errors import (
     ActionError,
+    AppNotStarted,
     BrowserClosed,
     BrowserNotFound,
     ConnectError,
@@ -35,6 +36,7 @@ from pagesight.errors import (
     SetupError,
     StaleElement,
     StepsError,
+    SuiteError,
     UnsupportedURL,
     VisionModelError,
 )
@@ -49,6 +51,7 @@ __all__ = [
     "Action",
     "ActionError",
     "Agent",
+    "AppNotStarted",
     "Batch",
     "BatchResult",
     "Browser",
@@ -94,6 +97,7 @@ __all__ = [
     "StepsError",
     "StepsPlanner",
     "Stop",
+    "SuiteError",
     "UnsupportedURL",
     "VisionModelError",
 ]

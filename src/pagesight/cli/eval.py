@@ -147,17 +147,20 @@ def run_eval_command(args: argparse.Namespace) -> int:
         _check_model(args)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     out = Path(args.out or f"{DEFAULT_OUT}/{stamp}-{suite.name}").expanduser().absolute()
-    check_out(out)
     workers: int = args.workers or 1
     where = f"{workers} worker{'s' if workers != 1 else ''}"
     executor: Callable[[], Executor] | None = None
     cluster: Cluster | None = None
-    if args.ray is not None:
+    if args.ray is None:
+        check_out(out)
+    else:
         from pagesight.eval.ray_executor import RayTasks, connect
 
+        # The cluster first: an address where nothing answers leaves no --out behind.
         cluster = connect(args.ray or None, workers=args.workers)
         workers = cluster.browsers
         try:
+            check_out(out)
             ray_tasks = RayTasks(cluster, suite, options, out, api_key=args.api_key)
         except BaseException:
             cluster.shutdown()
