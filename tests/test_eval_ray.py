@@ -54,10 +54,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
         pass
 
     def do_GET(self):
-        if self.path == "/slow":  # a page that never comes
-            time.sleep(600)
-        body = PAGES.get(self.path, "<h1>Missing</h1>").encode()
-        self.send_response(200 if self.path in PAGES else 404)
+        path = self.path
+        if path == "/slow":  # a page that never comes the first time it is asked for
+            if not os.path.exists(pids + ".hung"):
+                open(pids + ".hung", "w").close()
+                time.sleep(600)
+            path = "/"
+        body = PAGES.get(path, "<h1>Missing</h1>").encode()
+        self.send_response(200 if path in PAGES else 404)
         self.send_header("Content-Type", "text/html")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -154,7 +158,7 @@ HANG_TASK = """
 [[tasks]]
 id = "hangs"
 start = "/slow"
-goal = "Wait for a page that never comes"
+goal = "Wait for a page that comes only when asked again"
 steps = "welcome.steps"
 [[tasks.checks]]
 page_contains = "Welcome"
@@ -318,7 +322,7 @@ def test_ray_gives_what_a_sequential_run_gives(
     assert _nothing_left() == []
 
 
-def test_a_hung_task_is_cancelled_at_its_deadline(
+def test_a_hung_task_is_cancelled_at_its_deadline_and_run_again(
     local_ray: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     suite = _suite(tmp_path / "suite", HANG_TASK)
@@ -331,24 +335,28 @@ def test_a_hung_task_is_cancelled_at_its_deadline(
         "--out",
         str(out),
         "--task-timeout",
-        "4",
+        "6",
         "--timeout",
         "60",  # the page's load would wait longer than the task may
     )
-    assert ran.returncode == 1, ran.stdout + ran.stderr  # an infrastructure failure
-    [hung] = _lines(out)  # one line: a retried attempt is not a result
-    assert hung["outcome"] == "infra"
-    assert hung["error"] == "ended at its deadline of 4 s"
-    assert hung["attempt"] == 3  # tried twice more, as any infrastructure failure
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    ended = re.search(
+        r"hangs #1 +\d+ rounds +([\d.]+) s +"
+        r"infrastructure: ended at its deadline of 6 s; trying again",
+        ran.stdout,
+    )
+    assert ended, ran.stdout
     # Ended by the driver's cancel at the deadline, not by the node's later backstop.
-    assert hung["wall_s"] < 4 + 5
-    assert ran.stdout.count("ended at its deadline of 4 s; trying again") == 2
-    for folder in ("1", "1.retry1", "1.retry2"):
+    assert float(ended[1]) < 6 + 5
+    [run] = _lines(out)  # one line: a retried attempt is not a result
+    # Attempt 2 as a rule; 3 when a busy machine ended the first before it asked for the page.
+    assert run["outcome"] == "passed" and run["attempt"] in (2, 3)
+    for folder in ("1", "1.retry1")[: run["attempt"] - 1]:
         assert (out / "tasks/hangs" / folder / "worker.log").is_file()  # its files came back
     # Nothing of any attempt runs on: not the app stuck on the page, not a Chromium.
     assert _nothing_left() == []
     pids = [int(p.name) for p in (tmp_path / "suite-pids").iterdir()]
-    assert pids  # an app for each attempt that got as far (on a busy machine, maybe not all)
+    assert pids
     assert not [pid for pid in pids if Path(f"/proc/{pid}").exists()]
 
 
