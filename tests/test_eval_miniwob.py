@@ -85,11 +85,8 @@ def test_the_served_page_starts_its_seeds_episode_with_a_long_time_limit() -> No
 
 @pytest.mark.parametrize(
     ("task_id", "utterance"),
-    [
-        ("click-button.1", 'Click on the "Ok" button.'),
-        ("enter-text.2", 'Enter "Marcella" into the text field and press Submit.'),
-        ("click-checkboxes.3", "Select 91YPF, i6Vdpn2, nd7Qt, XPMut and click Submit."),
-    ],
+    # One episode here (the reference model's test below runs these three types too).
+    [("click-checkboxes.3", "Select 91YPF, i6Vdpn2, nd7Qt, XPMut and click Submit.")],
 )
 def test_steps_for_a_fixed_seed_reach_reward_one(
     tmp_path: Path, task_id: str, utterance: str

@@ -331,8 +331,8 @@ def _print_table(console: Console, result: EvalResult) -> None:
         f"({t['cached_input_tokens']} cached) / {t['output_tokens']} out{cost}; "
         f"{t['wall_s']:.1f} s"
     )
-    if not result.complete:
-        console.print("stopped before every task ran: the files hold the runs that ended")
+    if result.interrupted:
+        console.print("interrupted before every task ran: the files hold the runs that ended")
     console.print(f"report: {result.out / 'report.html'}")
 
 

@@ -24,6 +24,8 @@ from pagesight.eval.suite import App
 
 HOST = "127.0.0.1"
 APP_LOG = "app.log"
+APP_GROUP = "app.group"
+"""The app's process group, in its workdir while it runs: see :func:`end_app`."""
 ORBIT_DB = "orbit.sqlite3"
 POLL_S = 0.1
 STOP_GRACE_S = 5.0
@@ -91,12 +93,43 @@ def _command(app: App, command: str, *, folder: Path, workdir: Path) -> Iterator
             )
         except OSError as exc:
             raise AppNotStarted(f"the app's command {argv[0]!r} could not start: {exc}") from exc
+        group = workdir / APP_GROUP
+        group.write_text(str(process.pid))
         try:
             url = f"http://{HOST}:{port}"
             _wait_ready(process, url + app.ready, app.ready_timeout, log)
             yield url
         finally:
             _stop(process)
+            group.unlink(missing_ok=True)
+
+
+def end_app(workdir: Path) -> None:
+    """End the app a worker left running in ``workdir`` when it died outright (SIGKILL, the
+    OOM killer): its whole process group, what it started included, which the app's own
+    death signal does not reach. Nothing when the worker stopped its app itself."""
+    group = workdir / APP_GROUP
+    try:
+        pgid = int(group.read_text())
+    except (OSError, ValueError):
+        return
+    end_group(pgid)
+    group.unlink(missing_ok=True)
+
+
+def end_group(pgid: int) -> None:
+    """SIGTERM to a process group, SIGKILL to what is left of it after a grace period."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGTERM)
+    deadline = time.monotonic() + STOP_GRACE_S
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        time.sleep(0.05)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
 
 
 def die_with_parent() -> None:

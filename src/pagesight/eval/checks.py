@@ -159,7 +159,8 @@ def _sql(check: Check, outcome: Outcome) -> str | None:
         expected = [list(row) if isinstance(row, list) else [row] for row in want]
     else:
         expected = [[want]]
-    return None if rows == expected else f"expected {expected!r}, the query returned {rows!r}"
+    # What was expected is in the check's own line already: the reason says what was found.
+    return None if rows == expected else f"the query returned {rows!r}"
 
 
 def _python(spec: str, outcome: Outcome, folder: Path) -> str | None:

@@ -19,6 +19,7 @@ from pagesight.eval.task import Options, TaskResult
 EXIT_PASSED = 0
 EXIT_SOME_FAILED = 3
 EXIT_INFRA = 1
+EXIT_INTERRUPTED = 130
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -27,10 +28,15 @@ class EvalResult:
     summary: dict[str, Any]
     out: Path
     complete: bool
+    interrupted: bool = False
+    """Ctrl-C or SIGTERM stopped it: ``results`` are the runs that ended before."""
 
     @property
     def exit_code(self) -> int:
-        """0 when every run passed, 1 when any failed for its infrastructure, else 3."""
+        """0 when every run passed, 1 when any failed for its infrastructure, else 3; 130
+        when interrupted."""
+        if self.interrupted:
+            return EXIT_INTERRUPTED
         if any(r.outcome == "infra" for r in self.results) or not self.complete:
             return EXIT_INFRA
         return EXIT_PASSED if all(r.passed for r in self.results) else EXIT_SOME_FAILED
@@ -100,8 +106,8 @@ def run_eval(
     api_key: str | None = None,
 ) -> EvalResult:
     """Run every task ``repeat`` times; results.jsonl grows as each ends, and results.csv,
-    summary.json and report.html are written at the end — also when interrupted (then
-    ``complete`` is False and the interruption goes on up)."""
+    summary.json and report.html are written at the end — also when interrupted (Ctrl-C,
+    SIGTERM: then ``interrupted`` is set and ``results`` are the runs that ended)."""
     out.mkdir(parents=True, exist_ok=True)
     started = datetime.now(UTC)
     jobs = [Job(task, n) for n in range(1, repeat + 1) for task in tasks]
@@ -112,13 +118,15 @@ def run_eval(
         done.append(result)
         log.add(result)
 
-    complete = False
+    complete = interrupted = False
     try:
         make = executor or (
             lambda: Processes(suite, options, out, workers=workers, api_key=api_key)
         )
         run_jobs(jobs, make(), events, record)
         complete = True
+    except KeyboardInterrupt:  # Ctrl-C, SIGTERM: the files of the runs that ended, then say so
+        interrupted = True
     finally:
         log.close()
         order = {task.id: number for number, task in enumerate(tasks)}
@@ -139,4 +147,10 @@ def run_eval(
         files.write_csv(out, ordered)
         files.write_summary(out, summary)
         files.write_report(out, summary, ordered)
-    return EvalResult(results=tuple(ordered), summary=summary, out=out, complete=complete)
+    return EvalResult(
+        results=tuple(ordered),
+        summary=summary,
+        out=out,
+        complete=complete,
+        interrupted=interrupted,
+    )

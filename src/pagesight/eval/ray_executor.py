@@ -64,11 +64,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pagesight.errors import InvalidOption, SetupError
-from pagesight.eval.app import die_with_parent
+from pagesight.eval.app import die_with_parent, end_app
 from pagesight.eval.results import RESULTS
-from pagesight.eval.runner import JOBS, KILL_GRACE_S, WORKER_LOG, Job, _end_group, _log_tail
+from pagesight.eval.runner import JOBS, KILL_GRACE_S, WORKER_LOG, Job, _log_tail, end_worker
 from pagesight.eval.suite import Suite
-from pagesight.eval.task import API_KEY_ENV, Options, TaskResult, infra_result
+from pagesight.eval.task import API_KEY_ENV, WORK, Options, TaskResult, infra_result
 from pagesight.eval.worker import job_dict
 from pagesight.eval.worker import main as worker_main
 
@@ -293,6 +293,7 @@ def run_on_node(
                 ended = "cancelled"
             finally:
                 _end_group_surely(process)
+                end_app(task_dir / WORK)
         return {
             "result": json.loads(result.read_text()) if result.is_file() else None,
             "returncode": process.returncode,
@@ -303,10 +304,10 @@ def run_on_node(
 
 
 def _end_group_surely(process: subprocess.Popen[bytes]) -> None:
-    """:func:`~pagesight.eval.runner._end_group`, not to be cut short by a second cancel."""
+    """:func:`~pagesight.eval.runner.end_worker`, not to be cut short by a second cancel."""
     while True:
         try:
-            _end_group(process)
+            end_worker(process)
             return
         except KeyboardInterrupt:
             continue

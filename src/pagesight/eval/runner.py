@@ -22,8 +22,16 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Protocol
 
+from pagesight.eval.app import end_app
 from pagesight.eval.suite import Suite, Task
-from pagesight.eval.task import API_KEY_ENV, Options, TaskResult, infra_result, task_folder
+from pagesight.eval.task import (
+    API_KEY_ENV,
+    WORK,
+    Options,
+    TaskResult,
+    infra_result,
+    task_folder,
+)
 
 MAX_ATTEMPTS = 3
 """A run that failed for its infrastructure is tried twice more."""
@@ -183,14 +191,15 @@ class Processes:
         if run.process.poll() is not None:
             return True
         if time.monotonic() > run.deadline:
-            _end_group(run.process)
+            end_worker(run.process)
             return True
         return False
 
     def _collect(self, run: _Running) -> tuple[Job, TaskResult]:
         self._running.remove(run)
         run.log.close()
-        _end_group(run.process)  # whatever it left behind (a Chromium, an app)
+        end_worker(run.process)  # whatever it left behind (a Chromium, an app)
+        end_app(self._out / run.job.folder / WORK)
         job, wall = run.job, time.monotonic() - run.started
         if run.result.is_file():
             return job, TaskResult.from_dict(json.loads(run.result.read_text()))
@@ -203,12 +212,13 @@ class Processes:
 
     def close(self) -> None:
         for run in self._running:
-            _end_group(run.process)
+            end_worker(run.process)
+            end_app(self._out / run.job.folder / WORK)
             run.log.close()
         self._running.clear()
 
 
-def _end_group(process: subprocess.Popen[bytes]) -> None:
+def end_worker(process: subprocess.Popen[bytes]) -> None:
     """SIGTERM to the worker's process group (its browser closes, its app stops), SIGKILL
     to what is left after a grace period."""
     with contextlib.suppress(ProcessLookupError, PermissionError):

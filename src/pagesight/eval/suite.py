@@ -35,7 +35,7 @@ import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -47,6 +47,7 @@ from pydantic import (
     model_validator,
 )
 
+from pagesight.agent.state import StopReason
 from pagesight.errors import SetupError, SuiteError
 from pagesight.guard.risk import Mode
 
@@ -54,6 +55,9 @@ BUNDLED = Path(__file__).resolve().parent / "suites"
 """The suites that ship with pagesight, one folder each with its ``suite.toml``."""
 
 SUITE_FILE = "suite.toml"
+
+STOP_REASONS: tuple[str, ...] = get_args(StopReason)
+"""How a run may end, as ``stop_reason`` checks name it."""
 
 CHECK_KINDS = (
     "sql",
@@ -128,6 +132,16 @@ class Check(_Strict):
             file, sep, function = self.python.rpartition(":")
             if not sep or not file.endswith(".py") or not function.isidentifier():
                 raise ValueError(f'python is "file.py:function", not {self.python!r}')
+        if self.stop_reason is not None and self.stop_reason not in STOP_REASONS:
+            raise ValueError(
+                f"stop_reason is one of {', '.join(STOP_REASONS)}, not {self.stop_reason!r}"
+            )
+        if self.file_exists is not None:
+            glob = Path(self.file_exists)
+            if glob.is_absolute() or ".." in glob.parts:
+                raise ValueError(
+                    "file_exists is a glob in the task's downloads folder, not a path outside it"
+                )
         for kind in CHECK_KINDS:
             if getattr(self, kind) == "":
                 raise ValueError(f"{kind} is empty, so it could not fail")
