@@ -192,15 +192,8 @@ async def edit_form(request: Request) -> Response:
 
 async def save_contact(request: Request) -> Response:
     person = _contact_or_404(request)
-    form = await request.form()
-    values: dict[str, Any] = {
-        field: str(form.get(field, "")).strip() for field in db.EDITABLE if field != "newsletter"
-    }
-    values["newsletter"] = form.get("newsletter") is not None
-    errors = _contact_errors(values)
-    if errors:
-        t = translator(_lang(request))
-        messages = {field: t(key) for field, key in errors.items()}
+    values, messages = await _contact_form(request)
+    if messages:
         return _render(
             request,
             "edit.html",
@@ -211,6 +204,18 @@ async def save_contact(request: Request) -> Response:
         )
     changed = db.update_contact(_path(request), person.id, values)
     return _redirect(f"/contacts/{person.id}?saved={','.join(changed)}")
+
+
+async def _contact_form(request: Request) -> tuple[dict[str, Any], dict[str, str]]:
+    """The contact form's values as posted (the edit form's and the new-contact form's), and
+    what is wrong with them, field → message in the page's language (empty: nothing)."""
+    form = await request.form()
+    values: dict[str, Any] = {
+        field: str(form.get(field, "")).strip() for field in db.EDITABLE if field != "newsletter"
+    }
+    values["newsletter"] = form.get("newsletter") is not None
+    t = translator(_lang(request))
+    return values, {field: t(key) for field, key in _contact_errors(values).items()}
 
 
 def _contact_errors(values: dict[str, Any]) -> dict[str, str]:
@@ -232,15 +237,8 @@ async def new_contact(request: Request) -> Response:
 
 
 async def create_contact(request: Request) -> Response:
-    form = await request.form()
-    values: dict[str, Any] = {
-        field: str(form.get(field, "")).strip() for field in db.EDITABLE if field != "newsletter"
-    }
-    values["newsletter"] = form.get("newsletter") is not None
-    errors = _contact_errors(values)
-    if errors:
-        t = translator(_lang(request))
-        messages = {field: t(key) for field, key in errors.items()}
+    values, messages = await _contact_form(request)
+    if messages:
         return _render(request, "new.html", status_code=400, values=values, errors=messages)
     contact_id = db.create_contact(_path(request), values)
     return _redirect(f"/contacts/{contact_id}?created=1")
