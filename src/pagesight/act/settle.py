@@ -103,6 +103,11 @@ def _time_left(
         if state["inputTimers"]:
             return POLL_S  # a timer the action set (a debounce, a delayed render) is pending
     moment = done + ACTION_MOMENT_S
+    if quiet_ms >= (now - done) * 1000 and now < moment:
+        # Nothing has changed since the input yet: before calling it no effect, give what
+        # the action started a moment to show (a download or a request reaches us a little
+        # after the page began it, later on a busy machine).
+        return moment - now
     if network.busy_since(since, until=moment):
         return POLL_S  # a request the action started is in flight
     if probe["latched"]:
