@@ -182,7 +182,7 @@ def test_after_an_action_on_a_page_read_off_the_screen_the_whole_reading_follows
     # whole after every action, even when little of it changed.
     async def work(mcp: PagesightMCP) -> tuple[list[str], Any]:
         await mcp.call_tool("browser_navigate", {"url": server.url("canvas-app.html")})
-        tab = _tab(browser, "canvas-app")
+        tab = [p for p in browser.pages if "canvas-app" in p.url][-1]  # this try's tab
         tab.playwright.wait_for_function(APP_READY)
         snapshot = ""
         for _ in range(4):  # the DOM offers nothing: the next readings are off the screen
@@ -194,7 +194,13 @@ def test_after_an_action_on_a_page_read_off_the_screen_the_whole_reading_follows
         )
         return clicked, tab.playwright.evaluate("window.appState.lastAction")
 
-    (effect, page), last = _with_server(browser, tmp_path, work)
+    # Two tries: on a machine loaded by the whole suite (other workers' browsers, an eval's
+    # worker processes) the click at the reading's coordinates has been seen, about one run
+    # in three, to land before the canvas app listens; the reply rule is what this tests.
+    for n in range(2):
+        (effect, page), last = _with_server(browser, tmp_path / f"try{n}", work)
+        if last == "File":
+            break
     assert last == "File"
     assert effect.startswith("click [") and "screen_change" in effect.splitlines()[0]
     assert page.startswith(f'{FULL}\npage "Canvas app" ') and DELTA not in page
