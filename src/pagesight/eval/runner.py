@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Protocol
 
-from pagesight.eval.app import end_app
+from pagesight.eval.app import end_app, end_group
 from pagesight.eval.suite import Suite, Task
 from pagesight.eval.task import (
     API_KEY_ENV,
@@ -219,23 +219,14 @@ class Processes:
 
 
 def end_worker(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM to the worker's process group (its browser closes, its app stops), SIGKILL
-    to what is left after a grace period."""
+    """SIGTERM to the worker's process group (its browser closes, its app stops); once the
+    worker itself has ended (or a grace period has passed), what is left of its group (a
+    Chromium) is ended as an app's group is."""
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGTERM)
-    deadline = time.monotonic() + KILL_GRACE_S
-    while time.monotonic() < deadline:
-        try:
-            os.killpg(process.pid, 0)
-        except (ProcessLookupError, PermissionError):
-            break
-        if process.poll() is None:
-            time.sleep(0.05)
-            continue
-        # The leader is gone; its group may still hold a Chromium.
-        time.sleep(0.05)
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(process.pid, signal.SIGKILL)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(KILL_GRACE_S)
+    end_group(process.pid)
     with contextlib.suppress(subprocess.TimeoutExpired):
         process.wait(KILL_GRACE_S)
 
