@@ -45,16 +45,25 @@ message is quoted in ours.
 from __future__ import annotations
 
 import math
+import re
 from typing import Literal
+
+_CALLER = re.compile(r"^(?:[A-Z][A-Za-z]*\.[a-z][A-Za-z]*: |Protocol error \([\w.]+\): )+")
+"""What Playwright puts before the reason: the API it was called through (``Page.goto: ``,
+``CDPSession.send: ``) and the DevTools method (``Protocol error (DOM.resolveNode): ``). Our
+message names what was being done in its own words; those names would only repeat it, in a
+vocabulary the user never used."""
 
 
 def first_line(exc: BaseException | str) -> str:
-    """The first non-blank line of an error's message (Playwright appends a call log), or the
-    error's type name when it has no message at all."""
+    """A foreign error's message as ours quote it: its first non-blank line (Playwright
+    appends a call log, which is no part of a one-line error) without the Playwright call
+    it came through, or the error's type name when it has no message at all. The one place
+    a Playwright or DevTools message is turned into words of ours."""
     text = exc if isinstance(exc, str) else str(exc)
     for line in text.splitlines():
         if line.strip():
-            return line.strip()
+            return _CALLER.sub("", line.strip()) or line.strip()
     return "no message" if isinstance(exc, str) else type(exc).__name__
 
 
