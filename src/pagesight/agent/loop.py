@@ -203,6 +203,7 @@ class AsyncAgent:
             secrets=self._secrets,
             skills=self._skills,
             confirm=self._confirm,
+            load_timeout=self._timeout,
         )
         # What the planner needs each observation to hold (the steps planner: selectors, to
         # match its hints and write them into steps.txt).

@@ -10,6 +10,7 @@ step says the same thing whichever way it ran.
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 from pagesight.act.effect import Effect
 from pagesight.agent.session import Session
@@ -22,7 +23,7 @@ async def run_step(step: PageStep, session: Session) -> ToolResult:
     :func:`effect_result`)."""
     page = session.page
     try:
-        args = await session.secrets.fill_step(step, page)
+        args = load_args(step.action, await session.secrets.fill_step(step, page), session)
         if step.action == "navigate":
             effect = await page.navigate(**args)
         elif step.action == "back":
@@ -32,6 +33,15 @@ async def run_step(step: PageStep, session: Session) -> ToolResult:
     except InputError as exc:
         return error_result(exc, session)
     return effect_result(effect, session)
+
+
+def load_args(action: str, args: dict[str, Any], session: Session) -> dict[str, Any]:
+    """``args`` of a page step, a load (navigate, back) given the session's time for one
+    unless it names its own: as long as the run said a page may take (``--timeout``), not the
+    library's default, so a server that never answers ends the step in that time."""
+    if action in ("navigate", "back"):
+        return {"timeout": session.load_timeout, **args}
+    return args
 
 
 def effect_result(effect: Effect, session: Session) -> ToolResult:

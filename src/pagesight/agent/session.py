@@ -49,7 +49,9 @@ class Session:
     file the process can read, as the agent's own run does; the MCP server gives its
     ``--upload-dir``, by default the output dir, so a model cannot send the machine's files);
     ``confirm`` which actions need a person first and how one is asked (by default none:
-    see :mod:`pagesight.agent.confirm`)."""
+    see :mod:`pagesight.agent.confirm`); ``load_timeout`` the seconds a page may take to
+    load when a tool navigates or goes back (the agent's ``timeout``, ``pagesight run
+    --timeout``)."""
 
     def __init__(
         self,
@@ -62,6 +64,7 @@ class Session:
         output_dir: Path | None = None,
         upload_dir: Path | None = None,
         confirm: ConfirmPolicy | None = None,
+        load_timeout: float = 30.0,
     ) -> None:
         self.browser = browser
         self.page = page
@@ -71,4 +74,5 @@ class Session:
         self.output_dir = output_dir
         self.upload_dir = upload_dir
         self.confirm = confirm or ConfirmPolicy()
+        self.load_timeout = load_timeout
         self.latest: Observation | None = None

@@ -6,7 +6,7 @@ from typing import Any
 import pydantic
 
 from pagesight.act.batch import StepResult
-from pagesight.agent.results import masked
+from pagesight.agent.results import load_args, masked
 from pagesight.agent.session import Session
 from pagesight.agent.tool import PageStep, ToolFailure, ToolResult
 from pagesight.errors import InputError
@@ -47,7 +47,14 @@ async def batch(session: Session, *, actions: list[BatchAction]) -> ToolResult:
         steps.append(planned)
     try:
         # Every step's secrets checked against where they go before any step runs.
-        ready = [(s.ref, s.action, await session.secrets.fill_step(s, session.page)) for s in steps]
+        ready = [
+            (
+                s.ref,
+                s.action,
+                load_args(s.action, await session.secrets.fill_step(s, session.page), session),
+            )
+            for s in steps
+        ]
         result = await session.page.batch(ready)
     except InputError as exc:  # a step page.batch refused before any ran (a missing file)
         return ToolResult.failure(exc.reason, f"{exc}; nothing was run")
