@@ -339,9 +339,10 @@ def test_a_screenshot_that_cannot_be_written_says_so(server: StaticServer, tmp_p
     shot = tmp_path / "shot.png"
     shot.mkdir()  # a folder where the picture should go
     code, out, err = _main("observe", server.url("errors-actions.html"), "--screenshot", str(shot))
-    assert (code, out) == (1, "")
-    assert err.startswith(f"pagesight: could not write the screenshot to {shot}: ")
-    assert err.count("\n") == 1
+    # The path given is at fault (bad input, exit 2), found before a browser starts: it was
+    # exit 1, once the page had been loaded and read.
+    assert (code, out) == (2, "")
+    assert err == f"pagesight: --screenshot: {str(shot)!r} is a folder; give the PNG file's name\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["shot.png"]  # no half picture left
 
 

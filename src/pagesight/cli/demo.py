@@ -7,7 +7,7 @@ import argparse
 import sys
 from typing import Any, NoReturn
 
-from pagesight.cli.options import Parser, check_out
+from pagesight.cli.options import Parser, check_headed, check_out
 from pagesight.cli.run import run_agent
 from pagesight.errors import InvalidOption, PagesightError
 
@@ -83,6 +83,7 @@ def _demo_task(args: argparse.Namespace) -> int:
     from pagesight.planners import StepsPlanner
 
     check_out(args.out)
+    check_headed(args.headed)
     planner = StepsPlanner.from_file(DEMO_STEPS)
     with OrbitApp.start() as app:
         print(f"Orbit CRM on {app.url}; the task: {DEMO_STEPS}", flush=True)

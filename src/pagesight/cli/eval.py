@@ -12,7 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pagesight.cli.options import add_tools_option
+from pagesight.cli.options import add_tools_option, check_headed
 from pagesight.errors import InvalidOption
 
 if TYPE_CHECKING:
@@ -128,6 +128,7 @@ def run_eval_command(args: argparse.Namespace) -> int:
                 raise InvalidOption(option, "is for --planner model; the steps planner needs none")
     if args.ray is not None and args.headed:
         raise InvalidOption("ray", "runs browsers headless on Ray's nodes; drop --headed")
+    check_headed(args.headed)
     suite = load_suite(args.suite)
     options = Options(
         planner=planner,

@@ -21,6 +21,7 @@ from pagesight.cli.options import (
     SECRET_HELP,
     add_confirm_options,
     add_tools_option,
+    check_headed,
     checked_secrets,
     confirm_rules,
     origin_list,
@@ -103,6 +104,7 @@ def run_mcp(args: argparse.Namespace) -> int:
         raise InvalidOption(
             "headed", "shows the Chromium pagesight launches; an attached one keeps its own windows"
         )
+    check_headed(args.headed)
     options = BrowserOptions(
         output_dir=_output_dir(args.output_dir),
         upload_dir=_upload_dir(args.upload_dir),

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pagesight.cli.options import parse_viewport
+from pagesight.cli.options import check_page, parse_viewport
 from pagesight.errors import InvalidOption, RuntimeFailure
 
 if TYPE_CHECKING:  # the CLI imports the browser only once its arguments are checked
@@ -111,6 +111,7 @@ def run_observe(args: argparse.Namespace) -> str:
         timeout=args.timeout,
     )
     shot = _screenshot_path(args.screenshot, marks=args.marks)
+    check_page(args.url, launching=args.cdp_url is None)
 
     with _opened(args) as page:
         obs = page.observe(
@@ -150,6 +151,23 @@ def _screenshot_path(value: str | None, *, marks: bool) -> Path | None:
     path = Path(value).expanduser()
     if not path.parent.is_dir():
         raise InvalidOption("screenshot", f"no folder {str(path.parent)!r} to save {path.name}")
+    if path.is_dir():
+        raise InvalidOption("screenshot", f"{value!r} is a folder; give the PNG file's name")
+    # Written to before a browser starts, as the screenshot will be (its ".part" file, then
+    # renamed): a folder we may not write to is the path's fault, found in a moment, not
+    # after the page was loaded and read. Permissions alone would not tell: root may write
+    # where the mode bits say no, and nobody may write on a read-only file system.
+    probe = path.with_name(path.name + ".part")
+    try:
+        probe.touch(exist_ok=False)
+    except FileExistsError:
+        pass  # left by a run that was killed: the save writes over it
+    except OSError as exc:
+        raise InvalidOption(
+            "screenshot", f"cannot write {str(probe)!r}: {exc.strerror or exc}"
+        ) from exc
+    else:
+        probe.unlink()
     return path
 
 
@@ -167,6 +185,7 @@ def run_find(args: argparse.Namespace) -> str:
         max_chars=None,
         timeout=args.timeout,
     )
+    check_page(args.url, launching=args.cdp_url is None)
 
     with _opened(args) as page:
         obs = page.observe(include={"selector"}, timeout=args.timeout, mode=args.mode)

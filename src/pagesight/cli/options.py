@@ -1,7 +1,8 @@
 """What more than one command shares: the parser class (its one-line errors), ``--viewport``'s
 type, ``--secret`` (``run`` and ``mcp``), ``--confirm`` and ``--confirm-rules`` with the
-terminal's confirmer, the origin lists (``--allowed-origins``, ``--blocked-origins``), and the
-check of an ``--out`` folder (``run`` and ``demo``).
+terminal's confirmer, the origin lists (``--allowed-origins``, ``--blocked-origins``), the
+check of an ``--out`` folder (``run`` and ``demo``), of the page to open (a local file that
+is not there), and of ``--headed`` (a window needs a display).
 
 Each is checked before a browser starts; the browser and the guard are imported inside the
 functions that need them, so that ``pagesight --help`` stays fast."""
@@ -14,6 +15,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
+from urllib.parse import urlsplit
+from urllib.request import url2pathname
 
 from pagesight.errors import InvalidOption
 
@@ -156,3 +159,29 @@ def check_out(value: str | None) -> None:
             if not parent.is_dir():
                 raise InvalidOption("out", f"{value!r} is inside a file ({parent}), not a folder")
             return
+
+
+def check_page(url: str, *, launching: bool) -> None:
+    """Refuse a page that cannot be opened before a browser starts: a scheme pagesight does
+    not open, a path to no file, and — for the Chromium we launch, on this machine — a
+    ``file://`` URL of no file (an attached browser may run elsewhere, with files of its own).
+    """
+    from pagesight.act.navigation import normalise_url
+
+    target = normalise_url(url)  # UnsupportedURL: not a URL, nor an existing file
+    parts = urlsplit(target)
+    if launching and parts.scheme == "file" and parts.netloc in ("", "localhost"):
+        path = Path(url2pathname(parts.path))
+        if not path.exists():
+            raise InvalidOption("url", f"no file at {str(path)!r} ({url})")
+
+
+def check_headed(headed: bool) -> None:
+    """Refuse ``--headed`` where no window can show, before Chromium starts and fails to
+    find a display in words of its own (after its profile and a driver were set up)."""
+    if headed and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
+        raise InvalidOption(
+            "headed",
+            "shows the browser's window, and there is no display here (neither DISPLAY nor "
+            "WAYLAND_DISPLAY is set); leave it out, or run under xvfb-run",
+        )

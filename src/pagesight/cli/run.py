@@ -19,7 +19,9 @@ from pagesight.cli.options import (
     SECRET_HELP,
     add_confirm_options,
     add_tools_option,
+    check_headed,
     check_out,
+    check_page,
     checked_secrets,
     confirm_rules,
     origin_list,
@@ -186,6 +188,8 @@ def run(args: argparse.Namespace) -> int:
             "cdp_url", "an attached browser keeps its windows: no --headed or --viewport"
         )
     check_out(args.out)
+    check_page(args.url, launching=not args.cdp_url)
+    check_headed(args.headed)
     origins = _origin_options(args)
     rules = confirm_rules(args.confirm_rules)
     if args.steps is not None:
