@@ -7,6 +7,7 @@ offers a sync API over its async one.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import threading
 from collections.abc import Callable, Collection, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -41,6 +42,23 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
+UNWIND_S = 15.0
+"""Seconds an interrupted call is given to clean up (a Chromium stopped takes up to 10)."""
+
+
+def _settle(
+    task: asyncio.Task[T], result: concurrent.futures.Future[T], ended: threading.Event
+) -> None:
+    """Hand ``task``'s outcome to the thread waiting on ``result``."""
+    if task.cancelled():
+        result.cancel()
+    elif (error := task.exception()) is not None:
+        result.set_exception(error)
+    else:
+        result.set_result(task.result())
+    ended.set()
+
+
 class _Loop:
     """An event loop running in a daemon thread, and a way to run work on it.
 
@@ -69,11 +87,25 @@ class _Loop:
                 "a blocking pagesight call inside one of its own event handlers would wait "
                 "for ever; use the async API (pagesight.aio) there"
             )
-        future = asyncio.run_coroutine_threadsafe(coro, self._loop)
+        result: concurrent.futures.Future[T] = concurrent.futures.Future()
+        ended = threading.Event()
+        tasks: list[asyncio.Task[T]] = []
+
+        def start() -> None:
+            task = self._loop.create_task(coro)
+            tasks.append(task)
+            task.add_done_callback(lambda done: _settle(done, result, ended))
+
+        self._loop.call_soon_threadsafe(start)
         try:
-            return future.result()
+            return result.result()
         except BaseException:
-            future.cancel()
+            # Interrupted here (Ctrl-C, or SIGTERM in the CLI): the work is cancelled, and its
+            # clean-up — a Chromium half started killed, a record finished — runs before the
+            # caller goes on to close the browser or exit. Not waited for, a launch cancelled
+            # mid-way left its Chromium running after the process had gone.
+            self._loop.call_soon_threadsafe(lambda: [task.cancel() for task in tasks])
+            ended.wait(UNWIND_S)
             raise
 
     def call(self, fn: Callable[[], T]) -> T:

@@ -169,12 +169,21 @@ async def start_chromium(
                     return started
     except TimeoutError:
         pass
+    except BaseException:
+        # Cancelled (Ctrl-C, SIGTERM) while Chromium was starting: it must not outlive us.
+        await _abandon(process, profile)
+        raise
+    await _abandon(process, profile)
+    tail = " | ".join(line for line in seen[-3:] if line)
+    raise RuntimeFailure(f"Chromium ({exe}) did not start: {tail or 'no output'}")
+
+
+async def _abandon(process: asyncio.subprocess.Process, profile: str) -> None:
+    """Kill a Chromium that did not start, and remove its profile."""
     with contextlib.suppress(ProcessLookupError):
         process.kill()
     await process.wait()
     shutil.rmtree(profile, ignore_errors=True)
-    tail = " | ".join(line for line in seen[-3:] if line)
-    raise RuntimeFailure(f"Chromium ({exe}) did not start: {tail or 'no output'}")
 
 
 async def _drain(stream: asyncio.StreamReader) -> None:

@@ -1,7 +1,9 @@
 """The ``pagesight`` command: the parser of every subcommand, and :func:`main`, which parses,
 calls the subcommand and prints. Exit 2 for bad input, 1 for a runtime failure, each with one
 line on stderr and no traceback; anything not a pagesight error is a bug in pagesight, and
-keeps its traceback for the report. SIGTERM is taken as Ctrl-C while a command runs.
+keeps its traceback for the report. SIGTERM is taken as Ctrl-C while a command runs (the
+browser closed, the records kept), and exits as a shell reports a process it ended: 143,
+where Ctrl-C exits 130. The servers (``mcp``, ``demo serve``) take either as their way to stop.
 
 Each subcommand lives in a module of its own (observe and find, run, demo, mcp); what they
 share in :mod:`pagesight.cli.options`."""
@@ -35,8 +37,10 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+EXIT_INTERRUPTED = 130
+"""Ctrl-C (SIGINT): 128 + 2, as a shell reports a process it ended."""
+EXIT_TERMINATED = 143
+"""SIGTERM: 128 + 15."""
 
 
 _POSITIONAL = {"query": "QUERY", "url": "URL", "suite": "SUITE"}
@@ -50,17 +54,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     # Python lets only the main thread set a handler: main() run from a worker thread (a
     # test runner, a server) goes without, rather than failing with a ValueError.
     in_main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGTERM, _interrupt) if in_main else None
+    terminated = False
+
+    def terminate(signum: int, frame: object) -> None:
+        # Raised where Ctrl-C raises it: the same way out, closing what was opened.
+        nonlocal terminated
+        terminated = True
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, terminate) if in_main else None
     try:
-        if args.command == "run":
-            return run(args)
-        if args.command == "demo":
-            return run_demo(args)
-        if args.command == "mcp":
-            return run_mcp(args)
-        if args.command == "eval":
-            return run_eval_command(args)
-        output = run_find(args) if args.command == "find" else run_observe(args)
+        code = _command(args)
+        if isinstance(code, str):
+            print(code)
+            code = 0
+        # A command that takes the interruption as its own ending (eval's files of the runs
+        # that ended) says 130 for both: SIGTERM's is 143.
+        return EXIT_TERMINATED if terminated and code == EXIT_INTERRUPTED else code
     except InvalidOption as exc:
         flag = _POSITIONAL.get(exc.option, f"--{exc.option.replace('_', '-')}")
         print(f"pagesight: {flag}: {exc}", file=sys.stderr)
@@ -69,10 +79,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"pagesight: {exc}", file=sys.stderr)
         return exc.exit_code
     except KeyboardInterrupt:
+        if terminated:
+            print("pagesight: terminated (SIGTERM)", file=sys.stderr)
+            return EXIT_TERMINATED
         print("pagesight: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     finally:
         if previous is not None:  # None: a handler not set from Python, which we cannot restore
             signal.signal(signal.SIGTERM, previous)
-    print(output)
-    return 0
+
+
+def _command(args: argparse.Namespace) -> int | str:
+    """Run the command: its exit code, or (``observe``, ``find``) the text to print."""
+    if args.command == "run":
+        return run(args)
+    if args.command == "demo":
+        return run_demo(args)
+    if args.command == "mcp":
+        return run_mcp(args)
+    if args.command == "eval":
+        return run_eval_command(args)
+    return run_find(args) if args.command == "find" else run_observe(args)
