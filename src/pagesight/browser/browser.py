@@ -13,12 +13,13 @@ from types import TracebackType
 from urllib.parse import urlsplit
 
 from playwright.async_api import Browser as PlaywrightBrowser
-from playwright.async_api import BrowserContext, Playwright, async_playwright
+from playwright.async_api import BrowserContext, Playwright
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
 from pagesight.act.events import DialogPolicy, DownloadFolder, Openings
 from pagesight.act.navigation import WaitUntil, normalise_url
+from pagesight.browser.driver import Driver, start_driver
 from pagesight.browser.launch import ChromiumProcess, start_chromium
 from pagesight.browser.page import AsyncPage
 from pagesight.browser.refusals import Refusals, TabTarget
@@ -74,8 +75,12 @@ class AsyncBrowser:
         viewport: Viewport | None = None,
         origins: OriginPolicy | None = None,
         guard: RequestGuard | None = None,
+        driver: Driver | None = None,
     ) -> None:
         self._playwright = playwright
+        self._driver = driver
+        if driver is not None:
+            driver.on_end(self._on_driver_end)
         self._browser = browser
         self._context = context
         self._cdp_url = cdp_url
@@ -226,7 +231,7 @@ class AsyncBrowser:
     ) -> AsyncBrowser:
         """Connect Playwright to ``endpoint`` (a ws:// URL, or the http:// DevTools URL)."""
         artifacts = DownloadFolder()
-        playwright = await async_playwright().start()
+        playwright, driver = await start_driver()
         try:
             try:
                 browser = await playwright.chromium.connect_over_cdp(
@@ -274,6 +279,7 @@ class AsyncBrowser:
             viewport=options.viewport,
             origins=options.origins,
             guard=guard,
+            driver=driver,
         )
 
     @property
@@ -363,11 +369,19 @@ class AsyncBrowser:
     def _on_disconnected(self, _browser: PlaywrightBrowser) -> None:
         self._disconnected = True
 
+    def _on_driver_end(self) -> None:
+        # Every call in flight on a tab ends now, saying the driver went (gone_error), not
+        # that its page closed, which is what Playwright's failed calls would say.
+        for page in self._pages.values():
+            page._tab.gone.set()
+
     def gone_error(self) -> BrowserClosed | PageCrashed | None:
         """What a call on this browser or its tabs must raise once it cannot work any more:
         closed by the caller, or its Chromium gone from under us."""
         if self._closing:
             return BrowserClosed("this browser is closed", advice="launch or connect a new one")
+        if self._driver is not None and self._driver.ended:
+            return self._driver.gone_error()
         # A Chromium of ours killed: its tabs' "close" can reach us before the browser's
         # "disconnected" does, but its process has ended by then, so ask it first.
         ended = self._process is not None and self._process.ended()
