@@ -90,11 +90,11 @@ class ChromiumProcess:
     async def stop(self) -> None:
         atexit.unregister(self.kill_now)
         if self.process.returncode is None:
-            self.process.terminate()
+            _send(self.process, signal.SIGTERM)
             try:
                 await asyncio.wait_for(self.process.wait(), 5)
             except TimeoutError:
-                self.process.kill()
+                _send(self.process, signal.SIGKILL)
                 await self.process.wait()
         if self.drain is not None:
             # Chromium's children (renderers, GPU) hold its stderr too, and outlive a browser
@@ -180,10 +180,18 @@ async def start_chromium(
 
 async def _abandon(process: asyncio.subprocess.Process, profile: str) -> None:
     """Kill a Chromium that did not start, and remove its profile."""
-    with contextlib.suppress(ProcessLookupError):
-        process.kill()
+    _send(process, signal.SIGKILL)
     await process.wait()
     shutil.rmtree(profile, ignore_errors=True)
+
+
+def _send(process: asyncio.subprocess.Process, signum: int) -> None:
+    """Signal ``process`` unless it is known to have ended. Not ``process.kill()``: that
+    first polls, and so reaps a Chromium that has just exited from under asyncio's own watch
+    on it, which then prints "Unknown child process pid …" on stderr, a second line."""
+    if process.returncode is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(process.pid, signum)
 
 
 async def _drain(stream: asyncio.StreamReader) -> None:
