@@ -39,7 +39,7 @@ from pagesight.agent.decision import Action, Batch, Decision, Done, Stop
 from pagesight.agent.planner import Planner
 from pagesight.agent.profiles import DEFAULT_PROFILE, Profile, check_profile
 from pagesight.agent.registry import ToolRegistry
-from pagesight.agent.secrets import Secrets, hide_secrets
+from pagesight.agent.secrets import Secrets, hide_secrets, mask_exception
 from pagesight.agent.session import Session
 from pagesight.agent.skills import Skills
 from pagesight.agent.state import (
@@ -420,24 +420,6 @@ class AsyncAgent:
         """``capture`` with ``marked`` marked and every element of ``obs`` that shows a
         secret blacked out (blocking: run it in a thread)."""
         return hide_secrets(capture, obs, self._secrets, marked=marked)
-
-
-def mask_exception(exc: BaseException, secrets: Secrets) -> None:
-    """Write every secret in ``exc`` — its message, its notes, the errors it was raised from
-    — as ``{{NAME}}``, in place, so that it can be raised on as it is (type and traceback
-    kept)."""
-    seen: set[int] = set()
-    pending = [exc]
-    while pending:
-        current = pending.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        current.args = tuple(secrets.mask(a) if isinstance(a, str) else a for a in current.args)
-        notes = getattr(current, "__notes__", None)
-        if isinstance(notes, list):
-            notes[:] = [secrets.mask(n) if isinstance(n, str) else n for n in notes]
-        pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
 
 
 def _answer(decision: Decision) -> str | None:

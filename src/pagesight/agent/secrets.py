@@ -17,6 +17,7 @@ raised before anything is typed.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -182,6 +183,37 @@ class Secrets:
         """Whether ``text`` shows any secret value (in any case)."""
         folded = text.casefold()
         return any(secret.casefold() in folded for secret in self._values.values())
+
+
+def mask_exception(exc: BaseException, secrets: Secrets) -> None:
+    """Write every secret in ``exc`` — its message, its notes, the errors it was raised from
+    — as ``{{NAME}}``, in place, so that it can be raised on as it is (type and traceback
+    kept)."""
+    seen: set[int] = set()
+    pending = [exc]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        current.args = tuple(secrets.mask(a) if isinstance(a, str) else a for a in current.args)
+        notes = getattr(current, "__notes__", None)
+        if isinstance(notes, list):
+            notes[:] = [secrets.mask(n) if isinstance(n, str) else n for n in notes]
+        if isinstance(current, OSError):
+            # Not in its args, yet in its one-line message ("[Errno 2] No such file or
+            # directory: 'key-….txt'"): the path a secret was used in.
+            for name in ("filename", "filename2"):
+                path = getattr(current, name)
+                if isinstance(path, str):
+                    setattr(current, name, secrets.mask(path))
+                elif isinstance(path, bytes):
+                    setattr(current, name, os.fsencode(secrets.mask(os.fsdecode(path))))
+        # What an error keeps beside its message (a PagesightError's advice) is read too.
+        for name, kept in list(getattr(current, "__dict__", {}).items()):
+            if isinstance(kept, str):
+                setattr(current, name, secrets.mask(kept))
+        pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
 
 
 ENV_PREFIX = "PAGESIGHT_SECRET_"
