@@ -201,9 +201,9 @@ class Page:
         """See :meth:`pagesight.aio.AsyncPage.screenshot`."""
         return self._loop.run(self._page.screenshot(marks=marks, observation=observation))
 
-    def capture(self) -> Capture:
+    def capture(self, *, hide: Sequence[str] = ()) -> Capture:
         """See :meth:`pagesight.aio.AsyncPage.capture`."""
-        return self._loop.run(self._page.capture())
+        return self._loop.run(self._page.capture(hide=hide))
 
     def wait_ready(self, timeout: float = 10.0) -> bool:
         """See :meth:`pagesight.aio.AsyncPage.wait_ready`."""

@@ -27,8 +27,8 @@ from PIL import ImageDraw
 
 from pagesight.errors import InvalidOption, SecretNotAllowedHere
 from pagesight.guard.origins import OriginPolicy, origin_of
-from pagesight.observe.tree import Bounds
 from pagesight.vision.images import decode_png, encode_png
+from pagesight.vision.marks import CssBox
 
 if TYPE_CHECKING:
     from pagesight.agent.tool import PageStep
@@ -283,20 +283,22 @@ def hide_secrets(
     marked: tuple[Element, ...] = (),
 ) -> bytes:
     """The PNG of ``capture`` (the page ``obs`` was read from), ``marked`` elements marked,
-    with every element of ``obs`` that shows a secret — a field holding one, a text naming
-    one — painted black: the one step every screenshot saved or sent goes through (the
-    screenshot tool and MCP's image, the run's records, a planner's view). Blocking (PIL):
-    run it in a thread."""
+    with every place that shows a secret painted black: where the page's text or a field
+    showed one, in any case, when the capture was taken (``page.capture(hide=secrets.values)``
+    finds them: a key the page echoes in a paragraph), and every element of ``obs`` naming one
+    or holding one as its value. The one step every screenshot saved or sent goes through
+    (the screenshot tool and MCP's image, the run's records and their set-of-marks, a
+    planner's view). Blocking (PIL): run it in a thread."""
     png = capture.marked(marked) if marked else capture.shot.png
-    if obs is None or not secrets.values:
+    if not secrets.values:
         return png
     boxes = tuple(
         el.bounds
-        for el in obs.elements
+        for el in (obs.elements if obs is not None else ())
         if el.bounds is not None
         and (secrets.shown_in(el.name) or (el.value is not None and secrets.shown_in(el.value)))
     )
-    return black_out(png, boxes, scale=capture.shot.scale)
+    return black_out(png, (*capture.hidden, *boxes), scale=capture.shot.scale)
 
 
 def _in_urls(value: str) -> set[str]:
@@ -312,7 +314,7 @@ def _in_urls(value: str) -> set[str]:
     }
 
 
-def black_out(png: bytes, boxes: Sequence[Bounds], *, scale: float) -> bytes:
+def black_out(png: bytes, boxes: Sequence[CssBox], *, scale: float) -> bytes:
     """``png`` with each box (CSS px; ``scale`` is the device pixel ratio) painted black."""
     if not boxes:
         return png

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
@@ -24,11 +24,17 @@ from pagesight.observe.ids import IdRegistry
 from pagesight.observe.observation import Observation
 from pagesight.observe.tree import Bounds, Node
 from pagesight.vision.diff import diff_screens
-from pagesight.vision.marks import draw_marks, marks_for
+from pagesight.vision.marks import CssBox, draw_marks, marks_for
 from pagesight.vision.ocr import OcrEngine
 from pagesight.vision.perception import read_screen
 from pagesight.vision.scrolling import EXTENT_SCRIPT, MIN_SHARE, SCROLL_AT_SCRIPT, extent_notes
-from pagesight.vision.textboxes import TEXT_BOXES_SCRIPT, text_boxes, wrapping_owners
+from pagesight.vision.textboxes import (
+    SHOWN_SCRIPT,
+    TEXT_BOXES_SCRIPT,
+    shown_boxes,
+    text_boxes,
+    wrapping_owners,
+)
 
 VISION_ACTIONS = ("click", "input", "press_key", "hover", "scroll")
 """What a thing read off the screen accepts: all of them happen at the centre of its box
@@ -60,6 +66,10 @@ class Capture:
     shot: Shot
     text_boxes: Any
     """The page's text boxes as ``TEXT_BOXES_SCRIPT`` measured them."""
+    hidden: tuple[CssBox, ...] = ()
+    """Where the texts the capture was asked to hide showed (``SHOWN_SCRIPT``), just before
+    and just after the shot: painted over by whoever saves or sends it (the agent's
+    :func:`~pagesight.agent.secrets.hide_secrets`)."""
 
     def marked(self, elements: tuple[Element, ...]) -> bytes:
         """The screenshot with a mark on each of ``elements`` in view (blocking: PIL)."""
@@ -153,12 +163,24 @@ class Screen:
                 return now, moving
             last = now
 
-    async def capture(self) -> Capture:
-        """The viewport now, and what marking it needs (see :class:`Capture`)."""
+    async def capture(self, *, hide: Sequence[str] = ()) -> Capture:
+        """The viewport now, and what marking it needs (see :class:`Capture`), with the boxes
+        where any of ``hide`` shows (any case) in :attr:`Capture.hidden`."""
+        hidden: tuple[CssBox, ...] = ()
+        if hide:
+            # Found before the shot and again after it: a text that moves or appears while
+            # the picture is taken is covered where it was and where it went.
+            hidden = await self._shown(hide)
         shot = await self.shot()
         with translate("measuring the text on the page"):
             raw = await self._page.evaluate(TEXT_BOXES_SCRIPT)
-        return Capture(shot=shot, text_boxes=raw)
+        if hide:
+            hidden += await self._shown(hide)
+        return Capture(shot=shot, text_boxes=raw, hidden=hidden)
+
+    async def _shown(self, texts: Sequence[str]) -> tuple[CssBox, ...]:
+        with translate("finding the texts to hide on the page"):
+            return shown_boxes(await self._page.evaluate(SHOWN_SCRIPT, list(texts)))
 
     async def marked(self, elements: tuple[Element, ...]) -> bytes:
         """A screenshot with a dashed box and a numbered badge on each element in view, each
