@@ -398,7 +398,7 @@ class AsyncAgent:
         thread, while the decision is carried out: await the future once it is."""
         chosen_ids = set(_refs(decision))
         chosen = tuple(el for el in obs.elements if el.id in chosen_ids)
-        capture = await session.page.capture(hide=self._secrets.values)
+        capture = await session.page.capture(hide=self._secrets.shown_as)
 
         async def finish() -> tuple[Path, bytes]:
             png = await asyncio.to_thread(self._drawn, capture, obs, chosen)
@@ -411,7 +411,7 @@ class AsyncAgent:
     ) -> bytes:
         """A screenshot with ``marked`` elements of ``obs`` marked, and every field of
         ``obs`` that shows a secret blacked out."""
-        capture = await session.page.capture(hide=self._secrets.values)
+        capture = await session.page.capture(hide=self._secrets.shown_as)
         return await asyncio.to_thread(self._drawn, capture, obs, marked)
 
     def _drawn(

@@ -60,16 +60,19 @@ class Secrets:
         forms = {
             (form, name)
             for name, value in values.items()
+            for shown in _cases(value)
             for form in (
-                value,
-                repr(value)[1:-1],
-                json.dumps(value, ensure_ascii=False)[1:-1],
-                json.dumps(value)[1:-1],  # é as \u00e9
-                *_in_urls(value),
+                shown,
+                repr(shown)[1:-1],
+                json.dumps(shown, ensure_ascii=False)[1:-1],
+                json.dumps(shown)[1:-1],  # é as \u00e9
+                *_in_urls(shown),
             )
         }
         # Any case: a page may show a value in capitals (CSS text-transform, which OCR reads
-        # off the screen and innerText returns, or its own toUpperCase).
+        # off the screen and innerText returns, or its own toUpperCase). The regex's
+        # IGNORECASE folds letter by letter; the forms in capitals and small letters above
+        # add what full case mapping writes with other letters ("ß" in capitals is "SS").
         self._forms = [
             (re.compile(re.escape(form), re.IGNORECASE), "{{" + name + "}}")
             for form, name in sorted(forms, key=lambda fn: (-len(fn[0]), fn))
@@ -89,6 +92,13 @@ class Secrets:
     @property
     def values(self) -> tuple[str, ...]:
         return tuple(self._values.values())
+
+    @property
+    def shown_as(self) -> tuple[str, ...]:
+        """Every text a page may show a secret as, to be found in any case: each value as it
+        is, in capitals and in small letters (what a screenshot must hide: see
+        :func:`hide_secrets`)."""
+        return tuple(dict.fromkeys(shown for v in self._values.values() for shown in _cases(v)))
 
     def scope(self, name: str) -> tuple[str, ...] | None:
         """The origins the secret ``name`` is scoped to (``None``: any)."""
@@ -284,7 +294,7 @@ def hide_secrets(
 ) -> bytes:
     """The PNG of ``capture`` (the page ``obs`` was read from), ``marked`` elements marked,
     with every place that shows a secret painted black: where the page's text or a field
-    showed one, in any case, when the capture was taken (``page.capture(hide=secrets.values)``
+    showed one, in any case, when the capture was taken (``page.capture(hide=secrets.shown_as)``
     finds them: a key the page echoes in a paragraph), and every element of ``obs`` naming one
     or holding one as its value. The one step every screenshot saved or sent goes through
     (the screenshot tool and MCP's image, the run's records and their set-of-marks, a
@@ -299,6 +309,12 @@ def hide_secrets(
         and (secrets.shown_in(el.name) or (el.value is not None and secrets.shown_in(el.value)))
     )
     return black_out(png, (*capture.hidden, *boxes), scale=capture.shot.scale)
+
+
+def _cases(value: str) -> tuple[str, ...]:
+    """``value``, in capitals and in small letters, as a page's ``toUpperCase`` or CSS
+    ``text-transform`` writes it."""
+    return tuple(dict.fromkeys((value, value.upper(), value.lower())))
 
 
 def _in_urls(value: str) -> set[str]:
