@@ -220,9 +220,10 @@ def mask_exception(exc: BaseException, secrets: Secrets) -> None:
                 elif isinstance(path, bytes):
                     setattr(current, name, os.fsencode(secrets.mask(os.fsdecode(path))))
         # What an error keeps beside its message (a PagesightError's advice) is read too.
-        for name, kept in list(getattr(current, "__dict__", {}).items()):
-            if isinstance(kept, str):
-                setattr(current, name, secrets.mask(kept))
+        kept = getattr(current, "__dict__", {})
+        for name, value in list(kept.items()):
+            if isinstance(value, str) and (masked := secrets.mask(value)) != value:
+                kept[name] = masked  # the instance's own: no property of its class is run
         pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
 
 
