@@ -438,6 +438,16 @@ def test_a_target_the_page_will_not_let_be_read_is_judged_on_what_was_seen_or_as
         assert blind_at.error is not None and blind_at.error.reason == "needs_person"
         assert "could not be read from the page" in blind_at.text
         assert _log(page) == []
+        # An element gone since (replaced by its copy) is no failure to read: its id
+        # resolves to nothing for the action too, which clicks nothing.
+        session.latest = seen
+        page.playwright.evaluate(
+            "document.getElementById('delete').replaceWith("
+            "document.getElementById('delete').cloneNode(true))"
+        )
+        stale = _call(browser, session, "click", ref=delete)
+        assert stale.error is not None and stale.error.reason == "stale_id", stale.text
+        assert _log(page) == []
     finally:
         page.close()
 

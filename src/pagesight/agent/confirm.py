@@ -9,6 +9,12 @@ latest observation, lets the rules of :mod:`pagesight.guard.risk` judge it, and 
 say a person must allow it, asks one through ``ask`` (the CLI's terminal, an MCP client's
 elicitation, a program's callback); without one, the step is refused with ``needs_person``
 and nothing is done.
+
+It fails closed: a target the live page will not let be read (a page script that throws, a
+form whose ``elements`` a field of that name shadows) is judged on the latest observation's
+name and role alone, by id and by point alike, and one nothing was seen of is asked about
+(the ``unread_target`` rule). An element that is gone is not such a failure: its id resolves
+to nothing for the action too, which fails with ``stale_id`` and touches nothing.
 """
 
 from __future__ import annotations
