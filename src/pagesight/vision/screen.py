@@ -12,6 +12,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Frame
 from playwright.async_api import Page as PlaywrightPage
 
 from pagesight.act.args import SCROLL_DIRECTIONS
@@ -179,8 +181,13 @@ class Screen:
         return Capture(shot=shot, text_boxes=raw, hidden=hidden)
 
     async def _shown(self, texts: Sequence[str]) -> tuple[CssBox, ...]:
+        """Where ``texts`` show now: in the top document, and in each frame of any origin."""
         with translate("finding the texts to hide on the page"):
-            return shown_boxes(await self._page.evaluate(SHOWN_SCRIPT, list(texts)))
+            found = shown_boxes(await self._page.evaluate(SHOWN_SCRIPT, [list(texts), None]))
+        frames = [f for f in self._page.frames if f.parent_frame is not None]
+        for boxes in await asyncio.gather(*(_shown_in(f, texts) for f in frames)):
+            found += boxes
+        return found
 
     async def marked(self, elements: tuple[Element, ...]) -> bytes:
         """A screenshot with a dashed box and a numbered badge on each element in view, each
@@ -251,3 +258,34 @@ class Screen:
     def target(self, element_id: int) -> VisionTarget | None:
         """The vision element behind an id, if it is one."""
         return self._targets.get(element_id)
+
+
+async def _shown_in(frame: Frame, texts: Sequence[str]) -> tuple[CssBox, ...]:
+    """Where ``texts`` show in ``frame`` (of any origin: a page script of the top document
+    cannot read another origin's), in top px, kept to the frame's box. A frame that cannot
+    be read (detached, navigating meanwhile) is covered whole: its text is unknown."""
+    box = None
+    try:
+        owner = await frame.frame_element()
+        box = await owner.bounding_box()
+        await owner.dispose()
+        if box is None:  # not rendered: nothing of it is on the screenshot
+            return ()
+        found = await frame.evaluate_handle("document.documentElement")
+        root = found.as_element()
+        origin = await root.bounding_box() if root is not None else None
+        await found.dispose()
+        if origin is None:
+            return ()
+        raw = await frame.evaluate(SHOWN_SCRIPT, [list(texts), [origin["x"], origin["y"]]])
+    except PlaywrightError:
+        whole = (box["x"], box["y"], box["width"], box["height"]) if box else None
+        return (whole,) if whole is not None else ()
+    clip = (box["x"], box["y"], box["x"] + box["width"], box["y"] + box["height"])
+    out = []
+    for x, y, w, h in shown_boxes(raw):
+        left, top = max(x, clip[0]), max(y, clip[1])
+        right, bottom = min(x + w, clip[2]), min(y + h, clip[3])
+        if right > left and bottom > top:
+            out.append((left, top, right - left, bottom - top))
+    return tuple(out)
