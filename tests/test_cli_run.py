@@ -160,7 +160,8 @@ def test_a_run_shows_each_step_then_the_summary_and_the_report(runs: dict[str, R
         '  2 type "{{TOKEN}}" into the API token field  →  textbox "API token" in "Alice Chen"  '
         "value_change  "
     )
-    assert lines[5] == '  3 expect "Saved Alice Chen"  ok'
+    # A check shows the text it found on the page: here, all of the toast.
+    assert lines[5] == '  3 expect "Saved Alice Chen"  →  text "Saved Alice Chen"  ok'
     assert lines[6] == "done: the planner said the goal is reached"
     assert lines[7].startswith("3 rounds, ")  # two batches, then the check that ends it
     assert lines[-2:] == [f"report: {out / 'report.html'}", f"steps: {out / 'steps.txt'}"]

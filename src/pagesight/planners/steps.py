@@ -20,7 +20,8 @@ changed nothing (``no_op``) stops the run (``no_effect``), as does an action tha
 (``step_failed``) — except a step after the first of its round that was refused or failed on
 a page its round had changed: its target is resolved again on the new page, once; and a
 click followed by ``wait for`` may change nothing at once (the wait checks it). Then the
-checks: ``expect`` looks at the observation the planner is shown (free: no round), and so
+checks: ``expect`` looks at the observation the planner is shown (free: no round; the text
+as written, see :mod:`pagesight.observe.shown`, its record saying where it was ``seen``), and so
 does ``wait for`` when the text is there already; when it is not, the ``wait_for`` tool
 polls the page (its own round). A failed check stops the run (``expect_failed``), a target
 nothing matches or two match too closely to tell apart stops it too (``target_not_found``,
@@ -46,7 +47,7 @@ from pagesight.agent.secrets import ENV_PREFIX
 from pagesight.agent.state import State
 from pagesight.errors import InvalidOption, StepsError
 from pagesight.observe.observation import Observation
-from pagesight.observe.shown import closest_texts, has_value, quoted, shows
+from pagesight.observe.shown import closest_texts, contains, has_value, quoted, shown
 from pagesight.planners.resolve import Candidate, Refused, Resolved, resolve
 from pagesight.runs.grammar import CHECKS, Step, Target, element_words, parse
 
@@ -435,10 +436,15 @@ def _check(step: Step, obs: Observation) -> tuple[bool, dict[str, Any]]:
         "kind": step.kind,
         "value": want,
     }
-    if step.kind in ("expect_text", "wait_for"):
-        ok = shows(obs, want)
+    if step.kind in ("expect_text", "expect_containing", "wait_for"):
+        # As written, starting a phrase, for expect; anywhere, in any case, for the
+        # forgiving form and for a wait (see observe/shown.py).
+        piece = (shown if step.kind == "expect_text" else contains)(obs, want)
+        ok = piece is not None
         record["ok"] = ok
-        if not ok:
+        if ok:
+            record["seen"] = piece
+        else:
             record["message"] = (
                 f"line {step.line}: {step.text}: expected the page to show {want!r}; seen: "
                 + closest_texts(obs, want)
