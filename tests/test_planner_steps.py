@@ -394,3 +394,23 @@ def test_an_expect_fails_on_its_negation_and_the_forgiving_form_takes_any_text(
         ('确认包含 "SAVED"', True, "Not saved"),
         ('expect "Saved"', True, "✓ Saved."),
     ]
+
+
+def test_a_submit_the_browser_stopped_fails_its_step_unless_a_later_expect_shows_otherwise(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # The browser's own validation stops the submit (form_invalid); the expect after it fails
+    # and says why: the step before it was blocked, on these fields.
+    script = 'click the Create account button\nexpect "Account created"\n'
+    result = _ran(browser, server, script, tmp_path / "no", "form-validation.html")
+    assert result.stop_reason == "expect_failed"
+    assert re.search(
+        r"; before it, line 1: click the Create account button: the browser's own validation "
+        r"stopped the submit \(form_invalid\): the form was not sent; invalid: \[\d+\] textbox "
+        r'"Email": "Please fill out this field."; \[\d+\] spinbutton "Age": ',
+        result.message,
+    ), result.message
+    # A later expect that holds shows the goal reached anyway: the run is done.
+    script = 'click the Create account button\nexpect "Create account"\n'
+    result = _ran(browser, server, script, tmp_path / "yes", "form-validation.html")
+    assert result.stop_reason == "done", result.message

@@ -19,14 +19,18 @@ The next decision first checks the round it issued, through each step's Effect: 
 changed nothing (``no_op``) stops the run (``no_effect``), as does an action that failed
 (``step_failed``) — except a step after the first of its round that was refused or failed on
 a page its round had changed: its target is resolved again on the new page, once; and a
-click followed by ``wait for`` may change nothing at once (the wait checks it). Then the
-checks: ``expect`` looks at the observation the planner is shown (free: no round; the text
-as written, see :mod:`pagesight.observe.shown`, its record saying where it was ``seen``), and so
-does ``wait for`` when the text is there already; when it is not, the ``wait_for`` tool
-polls the page (its own round). A failed check stops the run (``expect_failed``), a target
-nothing matches or two match too closely to tell apart stops it too (``target_not_found``,
-``target_ambiguous``), each with a message naming the line, what was expected, what was seen
-and the best candidates with their scores.
+click followed by ``wait for`` may change nothing at once (the wait checks it). An action
+that did not do what it was for — its submit stopped by the browser's own validation
+(``form_invalid``, the fields named) or where it led refused by the origin policy
+(``refused``) — fails its step too (``step_failed``), unless an ``expect`` later in the
+script may show the goal reached anyway: that expect decides, and says so when it fails.
+Then the checks: ``expect`` looks at the observation the planner is shown (free: no round;
+the text as written, see :mod:`pagesight.observe.shown`, its record saying where it was
+``seen``), and so does ``wait for`` when the text is there already; when it is not, the
+``wait_for`` tool polls the page (its own round). A failed check stops the run
+(``expect_failed``), a target nothing matches or two match too closely to tell apart stops
+it too (``target_not_found``, ``target_ambiguous``), each with a message naming the line,
+what was expected, what was seen and the best candidates with their scores.
 
 Every decision carries in ``raw`` the steps it covers, each with the element it resolved to
 (id, role, name, context, selector, score, and ``how``: by words, by hint, or healed), and
@@ -42,6 +46,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
+from pagesight.agent.blocked import EXPECTS, blocked
 from pagesight.agent.decision import Action, Batch, Decision, Done, PlannerStop, Stop
 from pagesight.agent.secrets import ENV_PREFIX
 from pagesight.agent.state import State
@@ -106,6 +111,9 @@ class StepsPlanner:
         self._cursor = 0
         self._issued: list[_Planned] = []
         self._healed: dict[tuple[int, str], dict[str, Any]] = {}
+        self._unproven: list[str] = []
+        """Steps that were blocked (``form_invalid``, ``refused``), each a message, waiting
+        for a later ``expect`` to show the goal was reached anyway."""
 
     @classmethod
     def from_text(cls, text: str, *, source: str = "<text>", **options: Any) -> StepsPlanner:
@@ -177,7 +185,7 @@ class StepsPlanner:
 
     async def decide(self, state: State) -> Decision:
         if state.step == 1:  # a new run: the script from its start
-            self._cursor, self._issued, self._healed = 0, [], {}
+            self._cursor, self._issued, self._healed, self._unproven = 0, [], {}, []
         if self._issued:
             stopped = self._verify(state)
             if stopped is not None:
@@ -201,10 +209,15 @@ class StepsPlanner:
                         "selector": target.get("selector"),
                     }
                 if ok:
+                    if step.kind in EXPECTS:
+                        self._unproven = []  # the goal was reached after all
                     self._cursor += 1
                     continue
                 if step.kind != "wait_for":
-                    return self._stop("expect_failed", step, record["message"], checks)
+                    message = record["message"] + "".join(
+                        f"; before it, {m}" for m in self._unproven
+                    )
+                    return self._stop("expect_failed", step, message, checks)
                 planned.append(self._wait(step))
                 break
             if step.kind == "done":
@@ -354,6 +367,9 @@ class StepsPlanner:
         call = state.history[-1].calls[0]
         if call.tool != "batch":
             planned = issued[0]
+            why = blocked(call.value)
+            if why is not None:  # an origin refused is an error too: this says more
+                return self._blocked(planned, why)
             if call.error is not None:
                 reason: PlannerStop = "expect_failed" if call.tool == "wait_for" else "step_failed"
                 message = f"line {planned.step.line}: {planned.step.text}: {call.error.message}"
@@ -381,10 +397,25 @@ class StepsPlanner:
                 self._cursor = planned.index
                 return None
             effect = result.get("effect") or {}
-            stopped = self._no_op(planned, effect.get("kinds", ()))
+            why = blocked(effect)
+            stopped = (
+                self._blocked(planned, why)
+                if why is not None
+                else self._no_op(planned, effect.get("kinds", ()))
+            )
             if stopped is not None:
                 return stopped
         return None
+
+    def _blocked(self, planned: _Planned, why: str) -> Stop | None:
+        """A step whose action was blocked (its submit stopped by the browser's validation,
+        where it led refused) fails, unless an ``expect`` later in the script may yet show
+        the goal reached anyway: then that expect decides (and says this if it fails)."""
+        message = f"line {planned.step.line}: {planned.step.text}: {why}"
+        if any(s.kind in EXPECTS for s in self.steps[planned.index + 1 :]):
+            self._unproven.append(message)
+            return None
+        return self._stop("step_failed", planned.step, message, [])
 
     def _no_op(self, planned: _Planned, kinds: Sequence[str]) -> Stop | None:
         if planned.step.kind != "click" or list(kinds) != ["no_op"]:
