@@ -4,6 +4,7 @@ clicks stopping the run with what was expected and seen, and the page's state re
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 from typing import Any
@@ -394,6 +395,8 @@ def test_an_expect_fails_on_its_negation_and_the_forgiving_form_takes_any_text(
         ('确认包含 "SAVED"', True, "Not saved"),
         ('expect "Saved"', True, "✓ Saved."),
     ]
+    report = html.unescape((tmp_path / "yes" / "report.html").read_text(encoding="utf-8"))
+    assert '<strong>Checks:</strong> expect "Saved": seen "✓ Saved."</p>' in report
 
 
 def test_a_submit_the_browser_stopped_fails_its_step_unless_a_later_expect_shows_otherwise(
