@@ -50,6 +50,7 @@ from pagesight.agent.blocked import EXPECTS, blocked
 from pagesight.agent.decision import Action, Batch, Decision, Done, PlannerStop, Stop
 from pagesight.agent.secrets import ENV_PREFIX
 from pagesight.agent.state import State
+from pagesight.agent.tool import ToolFailure
 from pagesight.errors import InvalidOption, StepsError
 from pagesight.observe.observation import Observation
 from pagesight.observe.shown import closest_texts, contains, has_value, quoted, shown
@@ -368,8 +369,8 @@ class StepsPlanner:
         if call.tool != "batch":
             planned = issued[0]
             why = blocked(call.value)
-            if why is not None:  # an origin refused is an error too: this says more
-                return self._blocked(planned, why)
+            if why is not None:  # a refused origin is an error too: the rule for both
+                return self._blocked(planned, _with_policy(why, call.error))
             if call.error is not None:
                 reason: PlannerStop = "expect_failed" if call.tool == "wait_for" else "step_failed"
                 message = f"line {planned.step.line}: {planned.step.text}: {call.error.message}"
@@ -399,7 +400,7 @@ class StepsPlanner:
             effect = result.get("effect") or {}
             why = blocked(effect)
             stopped = (
-                self._blocked(planned, why)
+                self._blocked(planned, _with_policy(why, call.error))
                 if why is not None
                 else self._no_op(planned, effect.get("kinds", ()))
             )
@@ -501,6 +502,14 @@ def _check(step: Step, obs: Observation) -> tuple[bool, dict[str, Any]]:
             f"{want!r}; seen: '{seen}'" + (f"; other candidates: {others}" if others else "")
         )
     return ok, record
+
+
+def _with_policy(why: str, error: ToolFailure | None) -> str:
+    """``why`` a step was blocked, with the origin policy's own words when it refused where
+    the step led (which origins it allows, how to allow this one)."""
+    if error is not None and error.reason == "origin_not_allowed":
+        return f"{why} ({error.message})"
+    return why
 
 
 def _describe(c: Mapping[str, Any]) -> str:
