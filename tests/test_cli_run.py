@@ -160,7 +160,8 @@ def test_a_run_shows_each_step_then_the_summary_and_the_report(runs: dict[str, R
         '  2 type "{{TOKEN}}" into the API token field  →  textbox "API token" in "Alice Chen"  '
         "value_change  "
     )
-    assert lines[5] == '  3 expect "Saved Alice Chen"  ok'
+    # A check shows the text it found on the page: here, all of the toast.
+    assert lines[5] == '  3 expect "Saved Alice Chen"  →  text "Saved Alice Chen"  ok'
     assert lines[6] == "done: the planner said the goal is reached"
     assert lines[7].startswith("3 rounds, ")  # two batches, then the check that ends it
     assert lines[-2:] == [f"report: {out / 'report.html'}", f"steps: {out / 'steps.txt'}"]
@@ -235,3 +236,25 @@ def test_bad_input_exits_2_with_one_line(
     assert SECRET not in stderr
     if case == "out holds the steps replayed":  # the script replayed is as it was
         assert (out / "steps.txt").read_text() == TASK
+
+
+def test_a_submit_the_browser_stopped_exits_3_naming_the_fields(
+    monkeypatch: pytest.MonkeyPatch, server: StaticServer, browser: Browser, files: Path
+) -> None:
+    # In this process, in the session's browser: a run that ends on its own, as the
+    # subprocesses above show one does.
+    steps = files / "blocked.steps"
+    steps.write_text("click the Create account button\n")
+    out = files / "blocked"
+    done = run_cli(
+        monkeypatch, "run", server.url("form-validation.html"), "--steps", str(steps),
+        "--cdp-url", browser.cdp_url, "--out", str(out),
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (3, ""), done.stderr
+    assert "step_failed: line 1: click the Create account button: the browser's own " in (
+        done.stdout
+    )
+    assert "the form was not sent; invalid: [" in done.stdout
+    assert '] textbox "Email": "Please fill out this field."' in done.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["stop_reason"], summary["reached"]) == ("step_failed", False)

@@ -3,7 +3,11 @@ fires, or ``max_steps`` decisions were made.
 
 Stop rules, each with its typed reason (:data:`~pagesight.agent.state.StopReason`):
 
-* the planner answers :class:`Done` (or calls the ``done`` tool) — ``done``;
+* the planner answers :class:`Done` (or calls the ``done`` tool) — ``done``; but
+  ``unproven`` when an action before it was blocked (its submit stopped by the browser's
+  validation, where it led refused) and nothing after showed the goal reached anyway (see
+  :mod:`pagesight.agent.blocked`): a run's success is what the page showed, not what the
+  planner said;
 * the planner answers :class:`Stop` — its reason (``planner_stopped``, ``needs_person``,
   ``uncertain``, …);
 * an action the confirm rules say needs a person (:mod:`pagesight.agent.confirm`), with no
@@ -34,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pagesight.agent import idsteps, profiles
+from pagesight.agent.blocked import Unproven
 from pagesight.agent.confirm import Asker, ConfirmPolicy
 from pagesight.agent.decision import Action, Batch, Decision, Done, Stop
 from pagesight.agent.planner import Planner
@@ -214,6 +219,7 @@ class AsyncAgent:
         after: Observation | None = None  # the page after the last action, if it settled
         previous: Observation | None = None
         unchanged: bytes | None = None  # the last step's screenshot, if nothing acted since
+        unproven = Unproven()
         for number in range(1, self._max_steps + 1):
             clock = time.monotonic()
             if after is not None and previous is not None and include <= after.include:
@@ -266,10 +272,17 @@ class AsyncAgent:
             history.append(step)
             if self._on_step is not None:
                 self._on_step(step)
+            unproven.see(step)
             finished = next((r for r in results if r.done), None)
             if isinstance(decision, Done) or finished is not None:
                 answer = finished.answer if finished is not None else _answer(decision)
                 stop = ("done", "the planner said the goal is reached")
+                if unproven.outstanding is not None:
+                    stop = (
+                        "unproven",
+                        "the planner said the goal is reached, but nothing after showed it: "
+                        f"{unproven.outstanding}",
+                    )
                 break
             if isinstance(decision, Stop):
                 stop = (decision.reason, decision.message)
