@@ -90,6 +90,9 @@ class AsyncBrowser:
         self._vision_model = vision_model
         self._downloads = downloads or Path(tempfile.mkdtemp(prefix="pagesight-downloads-"))
         self._downloads.mkdir(parents=True, exist_ok=True)
+        self._own_downloads = downloads is None
+        """Whether the downloads folder is one we made (removed on close if nothing was saved
+        in it: a run that downloads nothing leaves no empty folder behind)."""
         self._closing = False
         """Set once :meth:`close` begins: a call still running on a tab then ends in
         BrowserClosed, not in a report that its page closed."""
@@ -142,7 +145,8 @@ class AsyncBrowser:
         window is made just large enough for it, headless or headed, popups included.
         ``dialogs`` says how JavaScript dialogs are answered (default: accept alerts, dismiss
         confirms and prompts); ``downloads`` is the folder downloads are saved in (default: a
-        new temporary folder for this session, kept after close). ``ocr`` reads screenshots
+        new temporary folder for this session, kept after close once a download was saved in
+        it, removed if none was). ``ocr`` reads screenshots
         in vision mode (default: Tesseract); ``vision_model`` (e.g. a
         :class:`~pagesight.models.VlmClient`) adds a caption to vision observations.
 
@@ -305,7 +309,8 @@ class AsyncBrowser:
 
     @property
     def downloads(self) -> Path:
-        """The folder every download of this session is saved in (kept after close)."""
+        """The folder every download of this session is saved in (kept after close; the
+        temporary one made when none was given only if a download was saved in it)."""
         return self._downloads
 
     @property
@@ -437,6 +442,9 @@ class AsyncBrowser:
             if self._process is not None:
                 await self._process.stop()
             self._artifacts.remove()
+            if self._own_downloads:
+                with contextlib.suppress(OSError):  # not empty: it holds the session's files
+                    self._downloads.rmdir()
 
     async def __aenter__(self) -> AsyncBrowser:
         return self

@@ -62,7 +62,8 @@ def add_mcp_options(commands: argparse._SubParsersAction[Any]) -> None:
         "--output-dir",
         default=None,
         metavar="DIR",
-        help="where downloads and named screenshots are saved (default: a new temporary folder)",
+        help="where downloads and named screenshots are saved (default: a new temporary folder, "
+        "removed on exit if nothing was saved in it)",
     )
     mcp.add_argument(
         "--upload-dir",
@@ -105,6 +106,7 @@ def run_mcp(args: argparse.Namespace) -> int:
         )
     options = BrowserOptions(
         output_dir=_output_dir(args.output_dir),
+        output_dir_made=args.output_dir is None,
         upload_dir=_upload_dir(args.upload_dir),
         headed=args.headed,
         cdp_url=args.cdp_url,

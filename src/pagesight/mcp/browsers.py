@@ -35,6 +35,9 @@ class BrowserOptions:
 
     output_dir: Path
     """Downloads and named screenshots are saved here, and only here."""
+    output_dir_made: bool = False
+    """Whether ``output_dir`` is a temporary folder made for this server (none was given):
+    removed when the server ends if nothing was saved in it."""
     upload_dir: Path | None = None
     """Files may be uploaded from here only (``None``: the output dir)."""
     headed: bool = False
@@ -190,3 +193,11 @@ class Holders:
         for holder in list(self._holders.values()):
             await holder.close()
         self._holders.clear()
+
+    async def end(self) -> None:
+        """The server ends: close every browser, and remove the temporary output dir made for
+        it if nothing was saved there (a folder holding files is the user's to read)."""
+        await self.close()
+        if self._options.output_dir_made:
+            with contextlib.suppress(OSError):  # not empty (or gone already)
+                self._options.output_dir.rmdir()

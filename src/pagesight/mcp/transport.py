@@ -162,7 +162,7 @@ async def _until_stopped(
         await asyncio.wait({task, waiting}, return_when=asyncio.FIRST_COMPLETED)
     finally:
         waiting.cancel()
-        await server.holders.close()
+        await server.holders.end()
     if not task.done():
         await asyncio.wait({task}, timeout=grace)
     for signum in stops:
