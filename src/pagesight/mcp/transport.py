@@ -108,7 +108,8 @@ class _SessionEnds:
         self._timers: dict[str, asyncio.TimerHandle] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        session = Headers(scope=scope).get("mcp-session-id") if scope["type"] == "http" else None
+        ours = scope["type"] == "http" and scope["path"] == PATH
+        session = Headers(scope=scope).get("mcp-session-id") if ours else None
         if session is None:  # not a session's request (an initialize opens one, unnamed yet)
             await self._app(scope, receive, send)
             return
