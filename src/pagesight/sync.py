@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import weakref
 from collections.abc import Callable, Collection, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -320,7 +321,9 @@ class Browser:
     def __init__(self, browser: AsyncBrowser, loop: _Loop) -> None:
         self._browser = browser
         self._loop = loop
-        self._pages: dict[AsyncPage, Page] = {}
+        # Weak: a tab's Page lives while its caller holds it (one Page a tab meanwhile), so a
+        # session that opens and closes tabs for days does not keep every one it saw.
+        self._pages: weakref.WeakValueDictionary[AsyncPage, Page] = weakref.WeakValueDictionary()
 
     @classmethod
     def launch(
@@ -396,9 +399,10 @@ class Browser:
 
     def _wrap(self, page: AsyncPage) -> Page:
         # Only ever called on the loop, so two threads never make two Pages of one tab.
-        if page not in self._pages:
-            self._pages[page] = Page(page, self._loop)
-        return self._pages[page]
+        found = self._pages.get(page)
+        if found is None:
+            found = self._pages[page] = Page(page, self._loop)
+        return found
 
     def _run_page(self, make: Callable[[], Coroutine[Any, Any, AsyncPage]]) -> Page:
         # The coroutine is made on the loop too: a closed browser then leaves none unawaited.

@@ -329,7 +329,7 @@ class AsyncPage:
         options = {"href": href, "selector": selector}
         raw = await self._tab.walk(mode, options)
         tree = passes.collapse(
-            build(raw["tree"], doc=raw["doc"], frame=None, id_of=self._services.ids.id_of)
+            build(raw["tree"], doc=raw["doc"], frame=None, id_of=self._tab.ids.id_of)
         )
         obs = Observation(
             url=raw["url"],
