@@ -31,7 +31,9 @@ held for as long as it is needed — never looked up free, released, then bound 
 from __future__ import annotations
 
 import json
+import shutil
 import socket
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -187,6 +189,16 @@ def closed_port() -> Iterator[int]:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         yield port
+
+
+@pytest.fixture
+def short_tmp() -> Iterator[Path]:
+    """An empty folder of the test's own in the system's temporary folder, for a command's
+    ``TMPDIR``: ``tmp_path`` is too long a path for that (Chromium's socket there would have
+    an address longer than a socket's may be, and Chromium would not start)."""
+    folder = Path(tempfile.mkdtemp(prefix="ps-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

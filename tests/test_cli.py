@@ -95,10 +95,13 @@ def _page_targets(cdp_url: str) -> list[dict[str, Any]]:
 # --- the default path: launch Chromium, print the outline ---------------------------------
 
 
-def test_observe_url_prints_the_outline(server: StaticServer) -> None:
+def test_observe_url_prints_the_outline(server: StaticServer, short_tmp: Path) -> None:
     url = server.url("form.html")
-    code, out, err = _finish(_start("observe", url))
+    # A temporary folder of its own: what the command (and its Chromium) made there goes
+    # with it, so a day of runs leaves nothing behind.
+    code, out, err = _finish(_start("observe", url, env={"TMPDIR": str(short_tmp)}))
     assert (code, err) == (0, "")
+    assert sorted(p.name for p in short_tmp.iterdir()) == []
     lines = out.rstrip("\n").split("\n")
     assert lines[0] == f'page "{FORM_TITLE}" {url} ready'
     assert any(re.fullmatch(r'\s*\[\d+\] textbox "Full name"', line) for line in lines), out

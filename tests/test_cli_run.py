@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -69,8 +72,25 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+TIKTOKEN_CACHE = "data-gym-cache"
+"""tiktoken's cache in the temporary folder: one for every program that counts tokens, kept
+for the next on purpose (not a run's leftover)."""
+
+
+def _left_in(tmp: Path) -> list[str]:
+    return sorted(p.name for p in tmp.iterdir() if p.name != TIKTOKEN_CACHE)
+
+
 @pytest.fixture(scope="module")
-def runs(server: StaticServer, files: Path) -> Iterator[dict[str, Run]]:
+def ok_tmp() -> Iterator[Path]:
+    """The temporary folder (``TMPDIR``) of the run that succeeds: short, as ``short_tmp``."""
+    folder = Path(tempfile.mkdtemp(prefix="ps-"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def runs(server: StaticServer, files: Path, ok_tmp: Path) -> Iterator[dict[str, Run]]:
     """The runs that finish or fail in their own browser, and one refused before any, as
     real subprocesses all started at once; the other refusals run in-process
     (``in_process``)."""
@@ -83,7 +103,9 @@ def runs(server: StaticServer, files: Path) -> Iterator[dict[str, Run]]:
         return _start(*args, "--out", str(out), env=env), out
 
     started = {
-        "ok": run("ok", page, "--steps", steps, "--secret", f"TOKEN={SECRET}"),
+        # With a temporary folder of its own, which the run must leave as it found it.
+        "ok": run("ok", page, "--steps", steps, "--secret", f"TOKEN={SECRET}",
+                  env={"TMPDIR": str(ok_tmp)}),
         "failed expect": run("failed", page, "--steps", str(root / "failing.steps"),
                              env={"TOKEN": SECRET}),
         "missing steps file": run("missing", page, "--steps", str(root / "nope.steps")),
@@ -142,7 +164,9 @@ def in_process(
     return run
 
 
-def test_a_run_shows_each_step_then_the_summary_and_the_report(runs: dict[str, Run]) -> None:
+def test_a_run_shows_each_step_then_the_summary_and_the_report(
+    runs: dict[str, Run], ok_tmp: Path
+) -> None:
     proc, out = runs["ok"]
     code, stdout, stderr = _finish(proc)
     assert (code, stderr) == (0, ""), stderr
@@ -160,11 +184,14 @@ def test_a_run_shows_each_step_then_the_summary_and_the_report(runs: dict[str, R
         '  2 type "{{TOKEN}}" into the API token field  →  textbox "API token" in "Alice Chen"  '
         "value_change  "
     )
-    assert lines[5] == '  3 expect "Saved Alice Chen"  ok'
+    # A check shows the text it found on the page: here, all of the toast.
+    assert lines[5] == '  3 expect "Saved Alice Chen"  →  text "Saved Alice Chen"  ok'
     assert lines[6] == "done: the planner said the goal is reached"
     assert lines[7].startswith("3 rounds, ")  # two batches, then the check that ends it
     assert lines[-2:] == [f"report: {out / 'report.html'}", f"steps: {out / 'steps.txt'}"]
     assert (out / "report.html").is_file() and (out / "summary.json").is_file()
+    # Nothing left in the temporary folder: no empty downloads folder, no Chromium scratch.
+    assert _left_in(ok_tmp) == []
     assert SECRET not in stdout + stderr
     for path in out.iterdir():
         assert SECRET.encode() not in path.read_bytes(), path.name
@@ -184,6 +211,22 @@ def test_a_run_that_ends_short_of_its_goal_exits_3_and_keeps_its_records(
     assert SECRET not in stdout
     for path in out.iterdir():
         assert SECRET.encode() not in path.read_bytes(), path.name
+
+
+def test_a_run_terminated_mid_step_leaves_its_temporary_folder_empty(
+    server: StaticServer, tmp_path: Path, short_tmp: Path
+) -> None:
+    steps = tmp_path / "long.steps"
+    steps.write_text('expect "Alice Chen"\nwait for "a text this page never shows"\n')
+    page = server.url("steps-contacts.html")
+    out = tmp_path / "run"
+    proc = _start(page, "--steps", str(steps), "--out", str(out), env={"TMPDIR": str(short_tmp)})
+    assert proc.stdout is not None
+    first = proc.stdout.readline()  # readiness: a step done, so its browser runs
+    assert 'expect "Alice Chen"  ok' in first, first
+    proc.send_signal(signal.SIGTERM)  # while it waits for the text
+    _finish(proc)  # its exit code is the command's to choose; what it left is checked here
+    assert _left_in(short_tmp) == []
 
 
 def test_a_browser_failure_exits_1_with_one_line_and_what_was_written_stays(
@@ -235,3 +278,25 @@ def test_bad_input_exits_2_with_one_line(
     assert SECRET not in stderr
     if case == "out holds the steps replayed":  # the script replayed is as it was
         assert (out / "steps.txt").read_text() == TASK
+
+
+def test_a_submit_the_browser_stopped_exits_3_naming_the_fields(
+    monkeypatch: pytest.MonkeyPatch, server: StaticServer, browser: Browser, files: Path
+) -> None:
+    # In this process, in the session's browser: a run that ends on its own, as the
+    # subprocesses above show one does.
+    steps = files / "blocked.steps"
+    steps.write_text("click the Create account button\n")
+    out = files / "blocked"
+    done = run_cli(
+        monkeypatch, "run", server.url("form-validation.html"), "--steps", str(steps),
+        "--cdp-url", browser.cdp_url, "--out", str(out),
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (3, ""), done.stderr
+    assert "step_failed: line 1: click the Create account button: the browser's own " in (
+        done.stdout
+    )
+    assert "the form was not sent; invalid: [" in done.stdout
+    assert '] textbox "Email": "Please fill out this field."' in done.stdout
+    summary = json.loads((out / "summary.json").read_text())
+    assert (summary["stop_reason"], summary["reached"]) == ("step_failed", False)

@@ -388,3 +388,83 @@ def test_the_terminals_question_never_shows_a_secret_the_page_repeats(
         asked.stdout
     )
     assert key not in asked.stdout + asked.stderr
+
+
+UNREADABLE = "confirm-unreadable.html"
+
+
+def _centre(obs: Any, name: str, role: str) -> tuple[float, float]:
+    bounds = one(obs, name, role).bounds
+    assert bounds is not None
+    return bounds[0] + bounds[2] / 2, bounds[1] + bounds[3] / 2
+
+
+def test_a_target_the_page_will_not_let_be_read_is_judged_on_what_was_seen_or_asked_about(
+    browser: Browser, server: StaticServer
+) -> None:
+    # The page's form has a field named "elements", which shadows form.elements: reading
+    # the form's facts throws, though every control clicks as usual. The gate must not take
+    # that for "nothing risky": it judges by the latest observation's name and role, by id
+    # and by point alike, and asks when it knows nothing of the target at all.
+    page = browser.open(server.url(UNREADABLE))
+    try:
+        session = _session(browser, page, ConfirmPolicy(mode="risky"))
+        seen = session.latest
+        assert seen is not None
+        delete = one(seen, "Delete team", "button").id
+        held = _call(browser, session, "click", ref=delete)
+        assert held.error is not None and held.error.reason == "needs_person", held.text
+        assert f"click [{delete}] button \"Delete team\" (its name says 'delete')" in held.text
+        x, y = _centre(seen, "Delete team", "button")
+        at = _call(browser, session, "click_xy", x=x, y=y)
+        assert at.error is not None and at.error.reason == "needs_person", at.text
+        assert "(its name says 'delete')" in at.text
+        # A button whose name says nothing risky may still submit a form the page hides:
+        # by its role, it is asked about.
+        rename = _call(browser, session, "click", ref=one(seen, "Rename team", "button").id)
+        assert rename.error is not None and rename.error.reason == "needs_person", rename.text
+        assert "could not be read from the page" in rename.text
+        assert _log(page) == []
+        # A link submits nothing: its name and role are enough.
+        helped = _call(browser, session, "click", ref=one(seen, "Team help", "link").id)
+        assert helped.error is None, helped.text
+        assert _log(page) == ["help"]
+        # Nothing seen of it either (no observation of this tab yet): asked, by id and point.
+        session.latest = None
+        blind = _call(browser, session, "click", ref=delete)
+        assert blind.error is not None and blind.error.reason == "needs_person", blind.text
+        assert "could not be read from the page" in blind.text
+        blind_at = _call(browser, session, "click_xy", x=x, y=y)
+        assert blind_at.error is not None and blind_at.error.reason == "needs_person"
+        assert "could not be read from the page" in blind_at.text
+        assert _log(page) == []
+        # An element gone since (replaced by its copy) is no failure to read: its id
+        # resolves to nothing for the action too, which clicks nothing.
+        session.latest = seen
+        page.playwright.evaluate(
+            "document.getElementById('delete').replaceWith("
+            "document.getElementById('delete').cloneNode(true))"
+        )
+        stale = _call(browser, session, "click", ref=delete)
+        assert stale.error is not None and stale.error.reason == "stale_id", stale.text
+        assert _log(page) == []
+    finally:
+        page.close()
+
+
+def test_the_agent_asks_its_confirmer_when_the_target_cannot_be_read(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    person = Person(yes=False)
+    steps = _steps('click the "Delete team" button\n')
+    agent = Agent(browser, steps, out=tmp_path / "run", confirm="risky", confirmer=person)
+    result = agent.run(server.url(UNREADABLE))
+    try:
+        assert result.stop_reason == "needs_person", result.message
+        assert agent.page is not None
+        assert agent.page.playwright.evaluate("window.log") == []
+    finally:
+        if agent.page is not None:
+            agent.page.close()
+    assert [r.rule for r in person.asked] == ["risky_control"]
+    assert person.asked[0].action.endswith(' button "Delete team"')

@@ -148,3 +148,19 @@ def test_the_servers_risk_rules_and_origin_lists_are_the_options_it_was_given(
             ok(client.call("browser_close"))
     finally:
         served.close()
+
+
+def test_a_target_whose_facts_cannot_be_read_is_held_back_over_mcp_too(
+    served: HttpServer, browser: Browser, server: StaticServer
+) -> None:
+    # The form shadows form.elements with a field of that name: the gate cannot read the
+    # button's facts, so it judges by the snapshot's name, as `pagesight run` does.
+    url = server.url("confirm-unreadable.html?client=mcp")
+    with McpClient(served.url) as client:
+        page = ok(client.call("browser_navigate", {"url": url}))
+        refused = client.call("browser_click", {"ref": ref(page, 'button "Delete team"')})
+        assert refused.is_error
+        assert text(refused).startswith("error (needs_person): a person must allow this: click [")
+        assert "(its name says 'delete')" in text(refused)
+        assert _log(browser, url) == []
+        ok(client.call("browser_close"))

@@ -127,6 +127,33 @@ def test_submitting_a_password_or_payment_field_needs_a_person(
     assert risk.why == f"it submits {held}"
 
 
+@pytest.mark.parametrize(
+    ("action", "args", "role", "rule"),
+    [
+        ("click", {}, "button", "unread_target"),  # may be a password form's submit button
+        ("click", {}, None, "unread_target"),  # never seen: nothing rules it out
+        ("click", {}, "link", None),  # a link submits nothing
+        ("press_key", {"key": "Enter"}, "textbox", "unread_target"),  # submits its form
+        ("press_key", {"key": "Enter"}, "link", None),  # follows the link
+        ("press_key", {"key": " "}, "textbox", None),  # types a space
+        ("input_submit", {}, "textbox", "unread_target"),
+        ("hover", {}, None, None),
+    ],
+)
+def test_a_target_whose_facts_could_not_be_read_fails_closed(
+    action: str, args: dict[str, str], role: str | None, rule: str | None
+) -> None:
+    def unread(name: str) -> Target:
+        return Target(description="[1]", names=(name,) if role else (), role=role, read=False)
+
+    risk = assess_step(RULES, "risky", action, args, unread("Rename team"))
+    assert (risk.rule if risk else None) == rule
+    if action == "click":  # the observation's name still says what is risky
+        risky = assess_step(RULES, "risky", action, args, unread("Delete team"))
+        assert risky is not None
+        assert risky.rule == ("risky_control" if role else "unread_target")
+
+
 def test_accepting_a_confirm_dialog_needs_a_person() -> None:
     accepting = assess_call(RULES, "risky", "handle_dialog", {"accept": True})
     assert accepting is not None and accepting.rule == "confirm_dialog"

@@ -11,6 +11,8 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
+import time
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -521,6 +523,77 @@ def test_demo_serve_stopped_removes_its_temporary_database() -> None:
     code, out, err = _finish(proc)
     assert (code, out, err) == (0, "", "")
     assert not database.parent.exists()
+
+
+def test_demo_serve_stopped_by_ctrl_c_exits_without_a_traceback() -> None:
+    proc = _serve()
+    try:
+        assert proc.stdout is not None
+        serving = SERVING.match(proc.stdout.readline().rstrip("\n"))
+        assert serving
+        # A connection kept open after its answer, as a browser keeps it, when Ctrl-C comes.
+        port = int(serving.group(1).rsplit(":", 1)[1])
+        kept = socket.create_connection(("127.0.0.1", port), timeout=10)
+        kept.sendall(b"GET /contacts HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert kept.recv(12) == b"HTTP/1.1 200"
+    finally:
+        proc.send_signal(signal.SIGINT)
+    code, out, err = _finish(proc)
+    kept.close()
+    assert "Traceback" not in err, err
+    assert (out, err) == ("", "")  # its exit code is the command's to choose (0, or 130)
+    assert code >= 0  # an exit, not a death by a signal
+
+
+class _Interrupted(Exception):
+    pass
+
+
+def test_orbit_interrupted_while_it_waits_stops_its_server_before_close_returns(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # What `demo serve` does on Ctrl-C: wait() interrupted by a signal, then close(). A
+    # thread's join() interrupted so took the server's thread for ended while it served, and
+    # close() pulled the socket from under its shutdown: a traceback, cut off by the exit.
+    failures: list[threading.ExceptHookArgs] = []
+    monkeypatch.setattr(threading, "excepthook", failures.append)
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise _Interrupted
+
+    previous = signal.signal(signal.SIGUSR1, interrupt)
+    try:
+        app = OrbitApp.start()
+        (served,) = [t for t in threading.enumerate() if t.name == "orbit-crm"]
+        main = threading.main_thread()
+
+        def signal_once_waiting() -> None:
+            while not _waits_in(sys._current_frames()[main.ident or 0], "wait", "server.py"):
+                time.sleep(0.01)  # readiness: the main thread blocked in wait()
+            signal.pthread_kill(main.ident or 0, signal.SIGUSR1)
+
+        sender = threading.Thread(target=signal_once_waiting)
+        sender.start()
+        with pytest.raises(_Interrupted):
+            app.wait()
+        sender.join()
+        app.close()
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+    deadline = time.monotonic() + 10
+    task = Path(f"/proc/self/task/{served.native_id}")
+    while task.exists() and time.monotonic() < deadline:  # readiness: the thread is gone
+        time.sleep(0.01)
+    assert not task.exists()
+    assert [f.exc_value for f in failures] == []
+
+
+def _waits_in(frame: Any, function: str, file: str) -> bool:
+    while frame is not None:
+        if frame.f_code.co_name == function and frame.f_code.co_filename.endswith(file):
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _query_file(path: Path, sql: str) -> Any:

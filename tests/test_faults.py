@@ -269,7 +269,7 @@ def test_a_fault_in_a_launched_browser_ends_the_run_and_leaves_no_profile(
     made: list[str] = []
 
     def seen(body: dict[str, Any]) -> Reply:
-        made.extend(p.name for p in profiles.glob("pagesight-profile-*"))
+        made.extend(str(p) for p in profiles.glob("pagesight-*/profile"))
         return SAVE(body)
 
     out = tmp_path / "run"
@@ -280,7 +280,7 @@ def test_a_fault_in_a_launched_browser_ends_the_run_and_leaves_no_profile(
     assert records[0]["calls"][0]["tool"] == "click"
     assert "The run failed" in (out / "report.html").read_text(encoding="utf-8")
     assert len(made) == 1  # the run's browser made its profile here …
-    assert list(profiles.glob("pagesight-profile-*")) == []  # … and it is gone
+    assert list(profiles.iterdir()) == []  # … and it is gone, with all the run made there
 
 
 # --- the disk of --out full -------------------------------------------------------------

@@ -13,18 +13,20 @@ import asyncio
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, ClassVar
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from conftest import PAGES, StaticServer
-from pagesight import Browser, Effect, InvalidOption, OriginNotAllowed
+from pagesight import Agent, Batch, Browser, Effect, InvalidOption, OriginNotAllowed
 from pagesight.agent import Session, ToolRegistry
 from pagesight.agent.results import run_step
 from pagesight.agent.tool import PageStep
 from pagesight.aio import AsyncBrowser
 from pagesight.guard.origins import origin_of
+from pagesight.planners import StepsPlanner
 from support import one
 
 
@@ -537,3 +539,24 @@ def test_going_back_to_a_page_of_another_origin_is_refused(
             result = attached._loop.run(run_step(back, session))
             assert result.error is not None and result.error.reason == "origin_not_allowed"
             assert _href(tab) == start
+
+
+def test_a_script_step_whose_link_the_policy_refused_fails_in_a_round_of_several(
+    guarded: Browser, server: StaticServer, other_origin: StaticServer, redirector: str,
+    tmp_path: Path,
+) -> None:  # fmt: skip
+    # The hover and the click run as one round; the click's navigation is refused (the tab
+    # stays): the step fails naming the policy, rather than the script running on to done.
+    script = "hover the Our own form link\nclick the Partner site link\n"
+    agent = Agent(guarded, StepsPlanner.from_text(script), out=tmp_path, max_steps=4)
+    try:
+        result = agent.run(_links(server, other_origin, redirector))
+    finally:
+        if agent.page is not None:
+            agent.page.close()
+    assert isinstance(result.steps[0].decision, Batch)
+    assert result.stop_reason == "step_failed", result.message
+    assert result.message.startswith(
+        "line 2: click the Partner site link: the origin policy refused where it led "
+        f"(refused): {other_origin.url('form.html')} ({other_origin.origin} "
+    ), result.message

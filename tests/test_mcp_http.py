@@ -317,6 +317,35 @@ def test_a_delete_refused_for_its_origin_leaves_the_session_and_its_browser(
     assert _until_running(http_server, started, 0) == set()
 
 
+def test_a_session_ended_by_its_idle_timeout_has_its_browser_closed(
+    server: StaticServer, tmp_path: Path
+) -> None:
+    served = HttpServer("--output-dir", str(tmp_path), "--session-timeout", "2")
+    try:
+        session = served.post().headers["mcp-session-id"]
+        _rpc(served, session, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        call = {"name": "browser_navigate", "arguments": {"url": server.url("form.html")}}
+        navigated = _rpc(
+            served, session, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}
+        )
+        assert navigated["result"]["isError"] is False, navigated
+        started = chromiums_of(served.process.pid)
+        assert len(started) == 1
+        # The client goes without a word (no DELETE, as a client that crashed): 2 s with no
+        # request and the SDK ends its session, and so its browser must go.
+        deadline = time.monotonic() + 30
+        while running(started) and time.monotonic() < deadline:  # readiness: the close
+            time.sleep(0.1)
+        assert not running(started), "the browser of a session that idled out still runs"
+        headers = {**JSON, "mcp-session-id": session, "mcp-protocol-version": "2025-06-18"}
+        ping = {"jsonrpc": "2.0", "id": 3, "method": "ping"}
+        ended = httpx.post(served.url, json=ping, headers=headers, timeout=30)
+        assert ended.status_code == 404  # the SDK had ended that session: nothing live closed
+        assert served.post().status_code == 200  # and the server goes on
+    finally:
+        served.close()
+
+
 def test_a_request_with_a_foreign_origin_is_refused(http_server: HttpServer) -> None:
     port = http_server.port
     assert http_server.post(origin="http://evil.example").status_code == 403
@@ -354,6 +383,7 @@ def test_the_checks_stay_on_when_another_host_is_given(tmp_path: Path) -> None:
     ("args", "says"),
     [
         (["--port", "70000"], "pagesight: --port: expected a port from 0 to 65535, not 70000"),
+        (["--session-timeout", "0"], "pagesight: --session-timeout: expected seconds above 0"),
         (["--cdp-url", "nowhere"], "pagesight: --cdp-url: expected a DevTools URL"),
         (["--headed", "--cdp-url", "http://127.0.0.1:9"], "pagesight: --headed: shows the"),
         (

@@ -22,13 +22,13 @@ from mcp_support import McpClient, chromiums_of, ok, running, server_env, stdio_
 class _Raw:
     """``python -m pagesight mcp`` with pipes: each request a line, each answer read back."""
 
-    def __init__(self) -> None:
+    def __init__(self, env: dict[str, str] | None = None) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "pagesight", "mcp"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=server_env(),
+            env={**server_env(), **(env or {})},
         )
         self._id = 0
 
@@ -50,8 +50,11 @@ class _Raw:
 
 
 @pytest.mark.parametrize("how", ["stdin closed", "SIGTERM"])
-def test_the_server_leaves_no_chromium_when_stopped(how: str, server: StaticServer) -> None:
-    raw = _Raw()
+def test_the_server_leaves_no_chromium_when_stopped(
+    how: str, server: StaticServer, short_tmp: Path
+) -> None:
+    # A temporary folder of its own: its output dir (empty) and Chromium's scratch go too.
+    raw = _Raw(env={"TMPDIR": str(short_tmp)})
     try:
         hello = {
             "protocolVersion": "2025-06-18",
@@ -78,6 +81,7 @@ def test_the_server_leaves_no_chromium_when_stopped(how: str, server: StaticServ
         while running(chromium) and time.monotonic() < deadline:  # readiness: reaped
             time.sleep(0.05)
         assert not running(chromium), f"the server left its Chromium {chromium} running"
+        assert sorted(p.name for p in short_tmp.iterdir()) == []
     finally:
         if raw.process.poll() is None:
             raw.process.kill()

@@ -412,6 +412,38 @@ def test_two_different_calls_written_apart_are_not_guessed(
 # --- 6. done with an answer; words with no tool call -----------------------------------
 
 
+def test_done_after_a_submit_the_browser_stopped_is_unproven_until_it_goes_through(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # The model clicks Create account, the browser's own validation stops it (form_invalid),
+    # and the model says done anyway: the run did not reach its goal, and says why.
+    url = server.url("form-validation.html")
+    script: Script = [click("button", "Create account"), ModelReply.calling("done")]
+    result, _, page = run(browser, url, script, tmp_path / "claimed")
+    page.close()
+    assert result.stop_reason == "unproven" and not result.reached
+    assert re.fullmatch(
+        r"the planner said the goal is reached, but nothing after showed it: step 1's click "
+        r"\[\d+\]: the browser's own validation stopped the submit \(form_invalid\): the form "
+        r'was not sent; invalid: \[\d+\] textbox "Email": "Please fill out this field."; .*',
+        result.message,
+    ), result.message
+    summary = json.loads((tmp_path / "claimed" / "summary.json").read_text())
+    assert (summary["stop_reason"], summary["reached"]) == ("unproven", False)
+
+    # Fixed and sent again, the same click goes through: done is the goal reached.
+    def fix(m: Sequence[Message]) -> ModelReply:
+        email, age = seen_ref(m, "textbox", "Email"), seen_ref(m, "spinbutton", "Age")
+        send = seen_ref(m, "button", "Create account")
+        steps = f'type "ada@example.com" into [{email}]\ntype "30" into [{age}]\nclick [{send}]'
+        return ModelReply.calling("act", steps=steps)
+
+    script = [click("button", "Create account"), fix, ModelReply.calling("done")]
+    result, _, page = run(browser, url, script, tmp_path / "sent")
+    assert page_value(page, "window.submits") == 1
+    assert result.stop_reason == "done", result.message
+
+
 def test_words_are_answered_with_a_nudge_and_done_carries_the_answer(
     browser: Browser, server: StaticServer, tmp_path: Path
 ) -> None:

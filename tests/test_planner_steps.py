@@ -4,6 +4,7 @@ clicks stopping the run with what was expected and seen, and the page's state re
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 from typing import Any
@@ -359,3 +360,60 @@ def test_done_right_after_an_action_runs_that_action_first(
             agent.page.close()
     assert (result.stop_reason, result.answer) == ("done", "typed")
     assert value == "quarterly"
+
+
+def _ran(browser: Browser, server: StaticServer, script: str, out: Path, start: str) -> RunResult:
+    """A script run on a page of its own (not the contacts page ``_run`` reads back)."""
+    agent = Agent(browser, StepsPlanner.from_text(script), out=out, max_steps=5)
+    try:
+        return agent.run(server.url(start))
+    finally:
+        if agent.page is not None:
+            agent.page.close()
+
+
+def test_an_expect_fails_on_its_negation_and_the_forgiving_form_takes_any_text(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # expect "Saved" on a page that says "Not saved": the expectation's negation, not it.
+    result = _ran(browser, server, 'expect "Saved"\n', tmp_path / "no", "save-status.html")
+    assert result.stop_reason == "expect_failed"
+    assert result.message.startswith(
+        'line 1: expect "Saved": expected the page to show \'Saved\'; seen: "Not saved"'
+    ), result.message
+    # Text containing it, in any case (both languages), holds there; "Saved" holds where the
+    # page says it, with a mark before it and a stop after. Each check says what it found.
+    script = (
+        'expect text containing "saved"\n确认包含 "SAVED"\n'
+        'go to save-status.html?status=✓%20Saved.\nexpect "Saved"\n'
+    )
+    result = _ran(browser, server, script, tmp_path / "yes", "save-status.html")
+    assert result.stop_reason == "done", result.message
+    checks = [c for s in result.steps for c in s.decision.raw["checks"]]
+    assert [(c["step"], c["ok"], c["seen"]) for c in checks] == [
+        ('expect text containing "saved"', True, "Not saved"),
+        ('确认包含 "SAVED"', True, "Not saved"),
+        ('expect "Saved"', True, "✓ Saved."),
+    ]
+    report = html.unescape((tmp_path / "yes" / "report.html").read_text(encoding="utf-8"))
+    assert '<strong>Checks:</strong> expect "Saved": seen "✓ Saved."</p>' in report
+
+
+def test_a_submit_the_browser_stopped_fails_its_step_unless_a_later_expect_shows_otherwise(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # The browser's own validation stops the submit (form_invalid); the expect after it fails
+    # and says why: the step before it was blocked, on these fields.
+    script = 'click the Create account button\nexpect "Account created"\n'
+    result = _ran(browser, server, script, tmp_path / "no", "form-validation.html")
+    assert result.stop_reason == "expect_failed"
+    assert re.search(
+        r"; before it, line 1: click the Create account button: the browser's own validation "
+        r"stopped the submit \(form_invalid\): the form was not sent; invalid: \[\d+\] textbox "
+        r'"Email": "Please fill out this field."; \[\d+\] spinbutton "Age": ',
+        result.message,
+    ), result.message
+    # A later expect that holds shows the goal reached anyway: the run is done.
+    script = 'click the Create account button\nexpect "Create account"\n'
+    result = _ran(browser, server, script, tmp_path / "yes", "form-validation.html")
+    assert result.stop_reason == "done", result.message

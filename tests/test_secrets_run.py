@@ -35,9 +35,10 @@ from conftest import StaticServer
 from mcp_support import SRC, McpClient, images, ref, text
 from pagesight import Browser, InvalidOption, SecretNotAllowedHere
 from pagesight.agent.registry import ToolRegistry
-from pagesight.agent.secrets import Secrets, gathered
+from pagesight.agent.secrets import Secrets, gathered, mask_exception
 from pagesight.agent.session import Session
 from pagesight.agent.tool import Tool
+from pagesight.errors import PageCrashed
 from pagesight.mcp.browsers import BrowserOptions
 from pagesight.mcp.server import PagesightMCP
 from pagesight.testing import FakeOpenAI, Reply
@@ -431,3 +432,30 @@ def test_a_secret_quoted_by_repr_or_json_is_masked() -> None:
     secrets = Secrets({"PASS": PASS})
     assert secrets.mask(f"no option {PASS!r}") == "no option '{{PASS}}'"
     assert secrets.mask(json.dumps({"text": PASS})) == '{"text": "{{PASS}}"}'
+
+
+def test_a_secret_in_a_path_an_os_error_names_is_masked_where_errors_are(
+    tmp_path: Path,
+) -> None:
+    # An OSError keeps the path apart from its args, yet its one-line message quotes it:
+    # a secret used in a file name must not survive there, nor in an error raised from it.
+    secrets = Secrets({"KEY": "tok-5521-SECRET"})
+    try:
+        try:
+            (tmp_path / "key-tok-5521-SECRET.txt").rename(tmp_path / "TOK-5521-secret.bak")
+        except OSError as exc:
+            raise RuntimeError("could not keep the key") from exc
+    except RuntimeError as exc:
+        mask_exception(exc, secrets)
+        raised = exc
+    cause = raised.__cause__
+    assert isinstance(cause, FileNotFoundError)
+    assert str(cause) == (
+        f"[Errno 2] No such file or directory: '{tmp_path}/key-{{{{KEY}}}}.txt' -> "
+        f"'{tmp_path}/{{{{KEY}}}}.bak'"
+    )
+    assert "5521" not in f"{cause.filename} {cause.filename2}"
+    advised = PageCrashed("the tab closed", advice="open tok-5521-SECRET again")
+    mask_exception(advised, secrets)
+    assert advised.advice == "open {{KEY}} again"  # kept beside the message, read off too
+    assert advised.what == "the tab closed"

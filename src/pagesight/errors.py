@@ -88,7 +88,7 @@ class PagesightError(Exception):
     def what(self) -> str:
         """The message without its advice: what went wrong."""
         # Read off the message, not kept apart: a message with a secret in it is masked in
-        # place (agent.loop.mask_exception), and a copy would keep the secret.
+        # place (agent.secrets.mask_exception), and a copy would keep the secret.
         return str(self).removesuffix(f"; {self.advice}") if self.advice else str(self)
 
 

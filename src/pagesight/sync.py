@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import threading
+import weakref
 from collections.abc import Callable, Collection, Coroutine, Iterable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -233,9 +234,9 @@ class Page:
         """See :meth:`pagesight.aio.AsyncPage.screenshot`."""
         return self._loop.run(self._page.screenshot(marks=marks, observation=observation))
 
-    def capture(self) -> Capture:
+    def capture(self, *, hide: Sequence[str] = ()) -> Capture:
         """See :meth:`pagesight.aio.AsyncPage.capture`."""
-        return self._loop.run(self._page.capture())
+        return self._loop.run(self._page.capture(hide=hide))
 
     def wait_ready(self, timeout: float = 10.0) -> bool:
         """See :meth:`pagesight.aio.AsyncPage.wait_ready`."""
@@ -352,7 +353,9 @@ class Browser:
     def __init__(self, browser: AsyncBrowser, loop: _Loop) -> None:
         self._browser = browser
         self._loop = loop
-        self._pages: dict[AsyncPage, Page] = {}
+        # Weak: a tab's Page lives while its caller holds it (one Page a tab meanwhile), so a
+        # session that opens and closes tabs for days does not keep every one it saw.
+        self._pages: weakref.WeakValueDictionary[AsyncPage, Page] = weakref.WeakValueDictionary()
 
     @classmethod
     def launch(
@@ -428,9 +431,10 @@ class Browser:
 
     def _wrap(self, page: AsyncPage) -> Page:
         # Only ever called on the loop, so two threads never make two Pages of one tab.
-        if page not in self._pages:
-            self._pages[page] = Page(page, self._loop)
-        return self._pages[page]
+        found = self._pages.get(page)
+        if found is None:
+            found = self._pages[page] = Page(page, self._loop)
+        return found
 
     def _run_page(self, make: Callable[[], Coroutine[Any, Any, AsyncPage]]) -> Page:
         # The coroutine is made on the loop too: a closed browser then leaves none unawaited.

@@ -17,6 +17,10 @@ class ThreadedServer(uvicorn.Server):
         super().__init__(config)
         self.settled = threading.Event()
         """Set once the server listens, or once its thread ended without listening."""
+        self.stopped = threading.Event()
+        """Set once the server has stopped (its sockets closed, its requests ended). Waiting
+        on it, not on the thread's ``join()``, is what survives a signal: a ``join()`` that
+        Ctrl-C interrupts marks the thread as ended while it still runs (CPython 3.11)."""
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets=sockets)
@@ -35,8 +39,14 @@ def start_in_thread(
             server.run(sockets=[sock])
         finally:
             server.settled.set()  # a start that failed must not leave the caller waiting
+            server.stopped.set()
 
     thread = threading.Thread(target=run, name=name, daemon=True)
     thread.start()
-    server.settled.wait(timeout)
+    try:
+        server.settled.wait(timeout)
+    except BaseException:  # Ctrl-C (or SIGTERM taken as it) while starting: stop it again
+        server.should_exit = True
+        server.stopped.wait(timeout)
+        raise
     return server, thread, server.started

@@ -9,6 +9,12 @@ latest observation, lets the rules of :mod:`pagesight.guard.risk` judge it, and 
 say a person must allow it, asks one through ``ask`` (the CLI's terminal, an MCP client's
 elicitation, a program's callback); without one, the step is refused with ``needs_person``
 and nothing is done.
+
+It fails closed: a target the live page will not let be read (a page script that throws, a
+form whose ``elements`` a field of that name shadows) is judged on the latest observation's
+name and role alone, by id and by point alike, and one nothing was seen of is asked about
+(the ``unread_target`` rule). An element that is gone is not such a failure: its id resolves
+to nothing for the action too, which fails with ``stale_id`` and touches nothing.
 """
 
 from __future__ import annotations
@@ -19,8 +25,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from pagesight.browser.page import AsyncPage
-from pagesight.errors import InvalidOption, PagesightError
+from pagesight.errors import InvalidOption, PageCrashed, PagesightError, StaleElement
 from pagesight.guard.risk import (
+    ElementFacts,
     Mode,
     Risk,
     RiskRules,
@@ -30,6 +37,7 @@ from pagesight.guard.risk import (
     check_mode,
     judges_focus,
 )
+from pagesight.observe.elements import Element
 from pagesight.observe.observation import Observation
 
 Asker = Callable[[Risk], Awaitable[bool]]
@@ -122,36 +130,33 @@ class ConfirmPolicy:
 
 async def read_target(session: OnPage, ref: int | None) -> Target | None:
     """What the rules need of element ``ref`` (``None``: the top document's focused
-    element, where a key with no ref goes), read from the live page; ``None`` when it cannot
-    be read (the action then fails on its own: a stale id, a crashed tab)."""
+    element, where a key with no ref goes), read from the live page, with the latest
+    observation's name and role; ``None`` when nothing has focus, or the element or its tab
+    is gone (the action then fails on its own: a stale id, a crashed tab)."""
     latest = session.latest
-    element = next((e for e in latest.elements if e.id == ref), None) if latest else None
+    seen = next((e for e in latest.elements if e.id == ref), None) if latest else None
+    description = f"element [{ref}]" if ref is not None else "the focused element"
+    if seen is not None:
+        description = f"[{ref}] {seen.role} {json.dumps(seen.name, ensure_ascii=False)}"
     try:
-        facts = await session.page.risk_facts(ref)
-    except PagesightError:
+        facts: ElementFacts | _Unread | None = await session.page.risk_facts(ref)
+    except (StaleElement, PageCrashed):
+        # Not a failure to read: the element (or its tab) is no more, and the action, which
+        # resolves the id again, fails the same way and touches nothing.
         return None
+    except PagesightError:
+        facts = UNREAD
     if facts is None:
         return None
-    names = facts.names
-    description = f"element [{ref}]" if ref is not None else "the focused element"
-    if element is not None:
-        names = (element.name, *names)
-        description = f"[{ref}] {element.role} {json.dumps(element.name, ensure_ascii=False)}"
-    return Target(
-        description=description,
-        names=names,
-        submits=facts.submits,
-        field=facts.field,
-        form_fields=facts.form_fields,
-        default_button=facts.default_button,
-    )
+    return _target(description, seen, facts)
 
 
 async def read_target_at(session: OnPage, x: float, y: float) -> Target | None:
     """What the rules need of the element a click at ``(x, y)`` (CSS px of the viewport)
-    lands on — through frames, of any origin — with the names the latest observation gives
-    the smallest box holding the point (on a page read off the screen, the words OCR read
-    there: a "Delete" drawn on a canvas); ``None`` over nothing."""
+    lands on — through frames, of any origin — with the name and role the latest
+    observation gives the smallest box holding the point (on a page read off the screen, the
+    words OCR read there: a "Delete" drawn on a canvas); ``None`` over nothing, or when the
+    tab is gone."""
     boxes = [
         e
         for e in (session.latest.elements if session.latest else ())
@@ -160,20 +165,46 @@ async def read_target_at(session: OnPage, x: float, y: float) -> Target | None:
         and e.bounds[1] <= y <= e.bounds[1] + e.bounds[3]
     ]
     seen = min(boxes, key=lambda e: e.bounds[2] * e.bounds[3] if e.bounds else 0, default=None)
-    names: tuple[str, ...] = (seen.name,) if seen is not None else ()
     try:
-        facts = await session.page.risk_facts_at(x, y)
+        facts: ElementFacts | _Unread | None = await session.page.risk_facts_at(x, y)
+    except PageCrashed:
+        return None  # no tab: the click fails on its own
     except PagesightError:
-        facts = None
-    if facts is None and not names:
+        facts = UNREAD
+    if facts is None and seen is None:
         return None
-    names = (*names, *(facts.names if facts else ()))
+    names = (
+        (seen.name,) if seen is not None else facts.names if isinstance(facts, ElementFacts) else ()
+    )
     shown = json.dumps(names[0], ensure_ascii=False) if names else "?"
+    return _target(f"the element {shown} at ({x:g}, {y:g})", seen, facts)
+
+
+class _Unread:
+    """The live page would not let an element's facts be read (a page script that throws, a
+    frame gone mid-read): not the same as "nothing risky"."""
+
+
+UNREAD = _Unread()
+
+
+def _target(description: str, seen: Element | None, facts: ElementFacts | _Unread | None) -> Target:
+    """The one way both the id and the point gate build what the rules judge: the
+    observation's name first, then the page's; when the page's facts could not be read, the
+    observation's name and role alone, marked unread so that the rules fail closed
+    (:func:`pagesight.guard.risk.assess_step`) — asking when nothing at all was seen."""
+    names: tuple[str, ...] = (seen.name,) if seen is not None else ()
+    role = seen.role if seen is not None else None
+    if isinstance(facts, _Unread):
+        return Target(description=description, names=names, role=role, read=False)
+    if facts is None:  # over nothing the page can name: what the observation saw there
+        return Target(description=description, names=names, role=role)
     return Target(
-        description=f"the element {shown} at ({x:g}, {y:g})",
-        names=names,
-        submits=bool(facts and facts.submits),
-        field=facts.field if facts else None,
-        form_fields=facts.form_fields if facts else (),
-        default_button=facts.default_button if facts else (),
+        description=description,
+        names=(*names, *facts.names),
+        role=role,
+        submits=facts.submits,
+        field=facts.field,
+        form_fields=facts.form_fields,
+        default_button=facts.default_button,
     )

@@ -7,6 +7,7 @@
     scroll to [4]                  scroll down  (scroll down in [8])
     drag [4] to [9]                upload "cv.pdf" to [7]     go to URL      go back
     wait for "Saved"               expect "Saved"             expect [5] to be "Ada"
+    expect text containing "saved"
     done  (done "the answer")
 
 These are the steps planner's lines (:mod:`pagesight.runs.grammar`), with an element named by
@@ -27,7 +28,7 @@ from typing import Any, Literal
 from pagesight.errors import StepsError
 from pagesight.runs.grammar import Step, Target, parse_line, unquote
 
-CheckKind = Literal["wait_for", "expect_text", "expect_value"]
+CheckKind = Literal["wait_for", "expect_text", "expect_containing", "expect_value"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -163,7 +164,7 @@ def _of_step(step: Step, number: int) -> Line:
             "action that opens the dialog",
             line=number,
         )
-    if kind in ("wait_for", "expect_text"):
+    if kind in ("wait_for", "expect_text", "expect_containing"):
         if not value.strip():  # every page shows the empty text: a check that cannot fail
             raise StepsError(f"{step.text}: give the text the page should show", line=number)
         return CheckLine(line=number, text=step.text, kind=kind, value=value)

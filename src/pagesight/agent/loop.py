@@ -3,7 +3,11 @@ fires, or ``max_steps`` decisions were made.
 
 Stop rules, each with its typed reason (:data:`~pagesight.agent.state.StopReason`):
 
-* the planner answers :class:`Done` (or calls the ``done`` tool) — ``done``;
+* the planner answers :class:`Done` (or calls the ``done`` tool) — ``done``; but
+  ``unproven`` when an action before it was blocked (its submit stopped by the browser's
+  validation, where it led refused) and nothing after showed the goal reached anyway (see
+  :mod:`pagesight.agent.blocked`): a run's success is what the page showed, not what the
+  planner said;
 * the planner answers :class:`Stop` — its reason (``planner_stopped``, ``needs_person``,
   ``uncertain``, …);
 * an action the confirm rules say needs a person (:mod:`pagesight.agent.confirm`), with no
@@ -34,12 +38,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pagesight.agent import idsteps, profiles
+from pagesight.agent.blocked import Unproven
 from pagesight.agent.confirm import Asker, ConfirmPolicy
 from pagesight.agent.decision import Action, Batch, Decision, Done, Stop
 from pagesight.agent.planner import Planner
 from pagesight.agent.profiles import DEFAULT_PROFILE, Profile, check_profile
 from pagesight.agent.registry import ToolRegistry
-from pagesight.agent.secrets import Secrets, hide_secrets
+from pagesight.agent.secrets import Secrets, hide_secrets, mask_exception
 from pagesight.agent.session import Session
 from pagesight.agent.skills import Skills
 from pagesight.agent.state import (
@@ -215,6 +220,7 @@ class AsyncAgent:
         after: Observation | None = None  # the page after the last action, if it settled
         previous: Observation | None = None
         unchanged: bytes | None = None  # the last step's screenshot, if nothing acted since
+        unproven = Unproven()
         for number in range(1, self._max_steps + 1):
             clock = time.monotonic()
             if after is not None and previous is not None and include <= after.include:
@@ -267,10 +273,17 @@ class AsyncAgent:
             history.append(step)
             if self._on_step is not None:
                 self._on_step(step)
+            unproven.see(step)
             finished = next((r for r in results if r.done), None)
             if isinstance(decision, Done) or finished is not None:
                 answer = finished.answer if finished is not None else _answer(decision)
                 stop = ("done", "the planner said the goal is reached")
+                if unproven.outstanding is not None:
+                    stop = (
+                        "unproven",
+                        "the planner said the goal is reached, but nothing after showed it: "
+                        f"{unproven.outstanding}",
+                    )
                 break
             if isinstance(decision, Stop):
                 stop = (decision.reason, decision.message)
@@ -399,7 +412,7 @@ class AsyncAgent:
         thread, while the decision is carried out: await the future once it is."""
         chosen_ids = set(_refs(decision))
         chosen = tuple(el for el in obs.elements if el.id in chosen_ids)
-        capture = await session.page.capture()
+        capture = await session.page.capture(hide=self._secrets.shown_as)
 
         async def finish() -> tuple[Path, bytes]:
             png = await asyncio.to_thread(self._drawn, capture, obs, chosen)
@@ -412,7 +425,7 @@ class AsyncAgent:
     ) -> bytes:
         """A screenshot with ``marked`` elements of ``obs`` marked, and every field of
         ``obs`` that shows a secret blacked out."""
-        capture = await session.page.capture()
+        capture = await session.page.capture(hide=self._secrets.shown_as)
         return await asyncio.to_thread(self._drawn, capture, obs, marked)
 
     def _drawn(
@@ -421,24 +434,6 @@ class AsyncAgent:
         """``capture`` with ``marked`` marked and every element of ``obs`` that shows a
         secret blacked out (blocking: run it in a thread)."""
         return hide_secrets(capture, obs, self._secrets, marked=marked)
-
-
-def mask_exception(exc: BaseException, secrets: Secrets) -> None:
-    """Write every secret in ``exc`` — its message, its notes, the errors it was raised from
-    — as ``{{NAME}}``, in place, so that it can be raised on as it is (type and traceback
-    kept)."""
-    seen: set[int] = set()
-    pending = [exc]
-    while pending:
-        current = pending.pop()
-        if id(current) in seen:
-            continue
-        seen.add(id(current))
-        current.args = tuple(secrets.mask(a) if isinstance(a, str) else a for a in current.args)
-        notes = getattr(current, "__notes__", None)
-        if isinstance(notes, list):
-            notes[:] = [secrets.mask(n) if isinstance(n, str) else n for n in notes]
-        pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
 
 
 def _answer(decision: Decision) -> str | None:

@@ -17,6 +17,7 @@ raised before anything is typed.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -26,8 +27,8 @@ from PIL import ImageDraw
 
 from pagesight.errors import InvalidOption, SecretNotAllowedHere
 from pagesight.guard.origins import OriginPolicy, origin_of
-from pagesight.observe.tree import Bounds
 from pagesight.vision.images import decode_png, encode_png
+from pagesight.vision.marks import CssBox
 
 if TYPE_CHECKING:
     from pagesight.agent.tool import PageStep
@@ -59,16 +60,19 @@ class Secrets:
         forms = {
             (form, name)
             for name, value in values.items()
+            for shown in _cases(value)
             for form in (
-                value,
-                repr(value)[1:-1],
-                json.dumps(value, ensure_ascii=False)[1:-1],
-                json.dumps(value)[1:-1],  # é as \u00e9
-                *_in_urls(value),
+                shown,
+                repr(shown)[1:-1],
+                json.dumps(shown, ensure_ascii=False)[1:-1],
+                json.dumps(shown)[1:-1],  # é as \u00e9
+                *_in_urls(shown),
             )
         }
         # Any case: a page may show a value in capitals (CSS text-transform, which OCR reads
-        # off the screen and innerText returns, or its own toUpperCase).
+        # off the screen and innerText returns, or its own toUpperCase). The regex's
+        # IGNORECASE folds letter by letter; the forms in capitals and small letters above
+        # add what full case mapping writes with other letters ("ß" in capitals is "SS").
         self._forms = [
             (re.compile(re.escape(form), re.IGNORECASE), "{{" + name + "}}")
             for form, name in sorted(forms, key=lambda fn: (-len(fn[0]), fn))
@@ -88,6 +92,13 @@ class Secrets:
     @property
     def values(self) -> tuple[str, ...]:
         return tuple(self._values.values())
+
+    @property
+    def shown_as(self) -> tuple[str, ...]:
+        """Every text a page may show a secret as, to be found in any case: each value as it
+        is, in capitals and in small letters (what a screenshot must hide: see
+        :func:`hide_secrets`)."""
+        return tuple(dict.fromkeys(shown for v in self._values.values() for shown in _cases(v)))
 
     def scope(self, name: str) -> tuple[str, ...] | None:
         """The origins the secret ``name`` is scoped to (``None``: any)."""
@@ -184,6 +195,38 @@ class Secrets:
         return any(secret.casefold() in folded for secret in self._values.values())
 
 
+def mask_exception(exc: BaseException, secrets: Secrets) -> None:
+    """Write every secret in ``exc`` — its message, its notes, the errors it was raised from
+    — as ``{{NAME}}``, in place, so that it can be raised on as it is (type and traceback
+    kept)."""
+    seen: set[int] = set()
+    pending = [exc]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        current.args = tuple(secrets.mask(a) if isinstance(a, str) else a for a in current.args)
+        notes = getattr(current, "__notes__", None)
+        if isinstance(notes, list):
+            notes[:] = [secrets.mask(n) if isinstance(n, str) else n for n in notes]
+        if isinstance(current, OSError):
+            # Not in its args, yet in its one-line message ("[Errno 2] No such file or
+            # directory: 'key-….txt'"): the path a secret was used in.
+            for name in ("filename", "filename2"):
+                path = getattr(current, name)
+                if isinstance(path, str):
+                    setattr(current, name, secrets.mask(path))
+                elif isinstance(path, bytes):
+                    setattr(current, name, os.fsencode(secrets.mask(os.fsdecode(path))))
+        # What an error keeps beside its message (a PagesightError's advice) is read too.
+        kept = getattr(current, "__dict__", {})
+        for name, value in list(kept.items()):
+            if isinstance(value, str) and (masked := secrets.mask(value)) != value:
+                kept[name] = masked  # the instance's own: no property of its class is run
+        pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+
+
 ENV_PREFIX = "PAGESIGHT_SECRET_"
 """``PAGESIGHT_SECRET_<NAME>``: the environment variable a secret ``NAME`` is read from."""
 
@@ -251,20 +294,28 @@ def hide_secrets(
     marked: tuple[Element, ...] = (),
 ) -> bytes:
     """The PNG of ``capture`` (the page ``obs`` was read from), ``marked`` elements marked,
-    with every element of ``obs`` that shows a secret — a field holding one, a text naming
-    one — painted black: the one step every screenshot saved or sent goes through (the
-    screenshot tool and MCP's image, the run's records, a planner's view). Blocking (PIL):
-    run it in a thread."""
+    with every place that shows a secret painted black: where the page's text or a field
+    showed one, in any case, when the capture was taken (``page.capture(hide=secrets.shown_as)``
+    finds them: a key the page echoes in a paragraph), and every element of ``obs`` naming one
+    or holding one as its value. The one step every screenshot saved or sent goes through
+    (the screenshot tool and MCP's image, the run's records and their set-of-marks, a
+    planner's view). Blocking (PIL): run it in a thread."""
     png = capture.marked(marked) if marked else capture.shot.png
-    if obs is None or not secrets.values:
+    if not secrets.values:
         return png
     boxes = tuple(
         el.bounds
-        for el in obs.elements
+        for el in (obs.elements if obs is not None else ())
         if el.bounds is not None
         and (secrets.shown_in(el.name) or (el.value is not None and secrets.shown_in(el.value)))
     )
-    return black_out(png, boxes, scale=capture.shot.scale)
+    return black_out(png, (*capture.hidden, *boxes), scale=capture.shot.scale)
+
+
+def _cases(value: str) -> tuple[str, ...]:
+    """``value``, in capitals and in small letters, as a page's ``toUpperCase`` or CSS
+    ``text-transform`` writes it."""
+    return tuple(dict.fromkeys((value, value.upper(), value.lower())))
 
 
 def _in_urls(value: str) -> set[str]:
@@ -280,7 +331,7 @@ def _in_urls(value: str) -> set[str]:
     }
 
 
-def black_out(png: bytes, boxes: Sequence[Bounds], *, scale: float) -> bytes:
+def black_out(png: bytes, boxes: Sequence[CssBox], *, scale: float) -> bytes:
     """``png`` with each box (CSS px; ``scale`` is the device pixel ratio) painted black."""
     if not boxes:
         return png

@@ -12,13 +12,16 @@ from pagesight.agent.tool import ToolFailure
 from pagesight.messages import ToolSpec, Usage
 from pagesight.observe.observation import Observation
 
-LoopStop = Literal["done", "max_steps", "repeated_errors", "context_overflow"]
-"""Why the agent loop itself ends a run: the goal was reached (``done``); ``max_steps``
+LoopStop = Literal["done", "unproven", "max_steps", "repeated_errors", "context_overflow"]
+"""Why the agent loop itself ends a run: the goal was reached (``done``); the planner said
+so, but an action before was blocked and nothing after showed it reached (``unproven``,
+see :mod:`pagesight.agent.blocked`); ``max_steps``
 decisions were made; the same kind of error three steps in a row (``repeated_errors``); a
 model's context outgrew its token budget (``context_overflow``)."""
 
 StopReason = Literal[LoopStop, PlannerStop]
-"""Why a run ended: the goal was reached (``done``); ``max_steps`` decisions were made; the
+"""Why a run ended: the goal was reached (``done``); the planner said so, unproven
+(``unproven``); ``max_steps`` decisions were made; the
 same kind of error three steps in a row (``repeated_errors``); the planner gave up
 (``planner_stopped``), asked for a person (``needs_person``) or was not sure enough of any
 step to take it (``uncertain``); a model's context outgrew

@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import itertools
 import tempfile
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,7 +87,11 @@ class AsyncBrowser:
         self._cdp_url = cdp_url
         self._process = process
         self._pages: dict[PlaywrightPage, AsyncPage] = {}
+        """The open tabs pagesight has seen; a tab leaves it when it closes."""
         self._tab_ids = itertools.count(1)
+        self._numbers: weakref.WeakKeyDictionary[PlaywrightPage, int] = weakref.WeakKeyDictionary()
+        """Each tab's number, kept past its close (a tab a page opened and closed at once is
+        still named by one number), but not the tab."""
         self._artifacts = artifacts
         self.ids = IdRegistry()
         """Session-wide element ids: never reused while this browser lives."""
@@ -95,6 +100,9 @@ class AsyncBrowser:
         self._vision_model = vision_model
         self._downloads = downloads or Path(tempfile.mkdtemp(prefix="pagesight-downloads-"))
         self._downloads.mkdir(parents=True, exist_ok=True)
+        self._own_downloads = downloads is None
+        """Whether the downloads folder is one we made (removed on close if nothing was saved
+        in it: a run that downloads nothing leaves no empty folder behind)."""
         self._closing = False
         """Set once :meth:`close` begins: a call still running on a tab then ends in
         BrowserClosed, not in a report that its page closed."""
@@ -147,7 +155,8 @@ class AsyncBrowser:
         window is made just large enough for it, headless or headed, popups included.
         ``dialogs`` says how JavaScript dialogs are answered (default: accept alerts, dismiss
         confirms and prompts); ``downloads`` is the folder downloads are saved in (default: a
-        new temporary folder for this session, kept after close). ``ocr`` reads screenshots
+        new temporary folder for this session, kept after close once a download was saved in
+        it, removed if none was). ``ocr`` reads screenshots
         in vision mode (default: Tesseract); ``vision_model`` (e.g. a
         :class:`~pagesight.models.VlmClient`) adds a caption to vision observations.
 
@@ -311,7 +320,8 @@ class AsyncBrowser:
 
     @property
     def downloads(self) -> Path:
-        """The folder every download of this session is saved in (kept after close)."""
+        """The folder every download of this session is saved in (kept after close; the
+        temporary one made when none was given only if a download was saved in it)."""
         return self._downloads
 
     @property
@@ -342,11 +352,24 @@ class AsyncBrowser:
         return ", ".join(f"{p.id} {p.url}" for p in self.pages) or "none"
 
     def _wrap(self, pw_page: PlaywrightPage) -> AsyncPage:
-        """The pagesight page of a Playwright page of this browser (made on first sight)."""
+        """The pagesight page of a Playwright page of this browser (made on first sight, and
+        forgotten when the tab closes: a session that opens tabs for days holds the open ones)."""
         page = self._pages.get(pw_page)
         if page is None:
-            page = self._pages[pw_page] = AsyncPage(self._services, pw_page, next(self._tab_ids))
+            page = AsyncPage(self._services, pw_page, self._number(pw_page))
+            if not pw_page.is_closed():  # a closed tab never says "close" again
+                self._pages[pw_page] = page
+                pw_page.once("close", self._on_close)
         return page
+
+    def _on_close(self, pw_page: PlaywrightPage) -> None:
+        self._pages.pop(pw_page, None)
+
+    def _number(self, pw_page: PlaywrightPage) -> int:
+        number = self._numbers.get(pw_page)
+        if number is None:
+            number = self._numbers[pw_page] = next(self._tab_ids)
+        return number
 
     def _open_tabs(self) -> dict[int, TabTarget]:
         """Every open tab by its number, as a tab's action asks for them (TabServices)."""
@@ -451,6 +474,9 @@ class AsyncBrowser:
             if self._process is not None:
                 await self._process.stop()
             self._artifacts.remove()
+            if self._own_downloads:
+                with contextlib.suppress(OSError):  # not empty: it holds the session's files
+                    self._downloads.rmdir()
 
     async def __aenter__(self) -> AsyncBrowser:
         return self

@@ -55,14 +55,65 @@ def find_chromium() -> str:
     )
 
 
+# Chromium listens on a Unix socket (its "process singleton") at
+# $TMPDIR/org.chromium.Chromium.XXXXXX/SingletonSocket, and fails to start when that path is
+# longer than a socket address may be (107 bytes on Linux).
+_SOCKET_PATH_MAX = 107
+_SINGLETON = "/org.chromium.Chromium.XXXXXX/SingletonSocket"
+
+
+def _scratch() -> tuple[str, dict[str, str] | None]:
+    """The folder of ours that holds a Chromium's profile and, as its ``TMPDIR``, whatever
+    Chromium makes in the temporary folder (its singleton socket's folder, which it leaves
+    behind when it is terminated): all of it goes when that Chromium stops. The environment
+    to start Chromium in (``None``: ours, when a ``TMPDIR`` in our folder would make its
+    socket's path too long; its singleton folder is then removed by :func:`_remove_singleton`).
+    """
+    root = tempfile.mkdtemp(prefix="pagesight-")
+    if len(root) + len(_SINGLETON) > _SOCKET_PATH_MAX:
+        return root, None
+    return root, {**os.environ, "TMPDIR": root}
+
+
+def _singleton(profile: str) -> Path | None:
+    """The folder of a running Chromium's singleton socket, which the profile's
+    ``SingletonSocket`` link names (Chromium removes the link when it stops, not the folder)."""
+    try:
+        return Path(os.readlink(os.path.join(profile, "SingletonSocket"))).parent
+    except OSError:  # no link: never made
+        return None
+
+
+def _remove_singleton(folder: Path | None) -> None:
+    """Remove the singleton folder a stopped Chromium left in the shared temporary folder:
+    what Chromium puts there, then the folder only if that left it empty, so nothing else
+    is ever touched."""
+    if folder is None:
+        return
+    for name in ("SingletonSocket", "SingletonCookie"):
+        with contextlib.suppress(OSError):
+            (folder / name).unlink()
+    with contextlib.suppress(OSError):
+        folder.rmdir()
+
+
 @dataclass
 class ChromiumProcess:
-    """A Chromium we started, with the profile folder we made for it."""
+    """A Chromium we started, with the folder we made for its profile and temporary files."""
 
     process: asyncio.subprocess.Process
     ws_url: str
-    profile: str
+    root: str
+    """Removed, with all in it, once Chromium stops."""
+    singleton: Path | None
+    """The folder Chromium made in the shared temporary folder, when its ``TMPDIR`` could not
+    be :attr:`root` (else inside root, or none)."""
     drain: asyncio.Task[None] | None = None
+
+    @property
+    def profile(self) -> str:
+        """The user data dir Chromium was started with."""
+        return os.path.join(self.root, "profile")
 
     @property
     def http_url(self) -> str:
@@ -85,7 +136,11 @@ class ChromiumProcess:
         if self.process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(self.process.pid, signal.SIGKILL)
-        shutil.rmtree(self.profile, ignore_errors=True)
+        self._remove_folders()
+
+    def _remove_folders(self) -> None:
+        _remove_singleton(self.singleton)
+        shutil.rmtree(self.root, ignore_errors=True)
 
     async def stop(self) -> None:
         atexit.unregister(self.kill_now)
@@ -104,7 +159,7 @@ class ChromiumProcess:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(asyncio.shield(self.drain), 5)
             self.drain.cancel()
-        shutil.rmtree(self.profile, ignore_errors=True)
+        self._remove_folders()
 
 
 async def start_chromium(
@@ -120,7 +175,9 @@ async def start_chromium(
     are written as the new profile's own settings (``Default/Preferences``), for what no
     command-line flag sets."""
     exe = executable or find_chromium()
-    profile = tempfile.mkdtemp(prefix="pagesight-profile-")
+    root, env = _scratch()
+    profile = os.path.join(root, "profile")
+    os.mkdir(profile)
     if preferences:
         os.mkdir(os.path.join(profile, "Default"))
         with open(os.path.join(profile, "Default", "Preferences"), "w", encoding="utf-8") as f:
@@ -140,10 +197,10 @@ async def start_chromium(
     ]
     try:
         process = await asyncio.create_subprocess_exec(
-            *argv, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE
+            *argv, stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE, env=env
         )
     except OSError as exc:  # missing, not executable, or not a program this machine runs
-        shutil.rmtree(profile, ignore_errors=True)
+        shutil.rmtree(root, ignore_errors=True)
         raise BrowserNotFound(
             f"cannot run {exe} ({exc.strerror or exc}); point executable_path or "
             "PAGESIGHT_CHROMIUM at a Chromium executable"
@@ -163,7 +220,12 @@ async def start_chromium(
                     # Keep draining stderr so Chromium never blocks on a full pipe.
                     drain = asyncio.get_running_loop().create_task(_drain(process.stderr))
                     started = ChromiumProcess(
-                        process=process, ws_url=match.group(1), profile=profile, drain=drain
+                        process=process,
+                        ws_url=match.group(1),
+                        root=root,
+                        # Made before DevTools listens: the singleton is Chromium's first act.
+                        singleton=None if env is not None else _singleton(profile),
+                        drain=drain,
                     )
                     atexit.register(started.kill_now)
                     return started
@@ -171,18 +233,22 @@ async def start_chromium(
         pass
     except BaseException:
         # Cancelled (Ctrl-C, SIGTERM) while Chromium was starting: it must not outlive us.
-        await _abandon(process, profile)
+        await _abandon(process, root, profile, own_singleton=env is None)
         raise
-    await _abandon(process, profile)
+    await _abandon(process, root, profile, own_singleton=env is None)
     tail = " | ".join(line for line in seen[-3:] if line)
     raise RuntimeFailure(f"Chromium ({exe}) did not start: {tail or 'no output'}")
 
 
-async def _abandon(process: asyncio.subprocess.Process, profile: str) -> None:
-    """Kill a Chromium that did not start, and remove its profile."""
+async def _abandon(
+    process: asyncio.subprocess.Process, root: str, profile: str, *, own_singleton: bool
+) -> None:
+    """Kill a Chromium that did not start, and remove its folders."""
     _send(process, signal.SIGKILL)
     await process.wait()
-    shutil.rmtree(profile, ignore_errors=True)
+    if own_singleton:
+        _remove_singleton(_singleton(profile))
+    shutil.rmtree(root, ignore_errors=True)
 
 
 def _send(process: asyncio.subprocess.Process, signum: int) -> None:

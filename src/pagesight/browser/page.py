@@ -299,10 +299,12 @@ class AsyncPage:
         obs = observation or await self.observe()
         return await self._tab.guarded(self._screen.marked(obs.elements), _SLACK_S + _OCR_S)
 
-    async def capture(self) -> Capture:
+    async def capture(self, *, hide: Sequence[str] = ()) -> Capture:
         """The viewport now, to be marked later: ``capture.marked(elements)`` (blocking; run
-        it in a thread) draws :meth:`screenshot`'s marks on it while the page goes on."""
-        return await self._tab.guarded(self._screen.capture(), _SLACK_S)
+        it in a thread) draws :meth:`screenshot`'s marks on it while the page goes on.
+        ``hide``: texts (secret values) whose boxes on the page, wherever and in whatever
+        case they show, ``capture.hidden`` holds, to be painted over."""
+        return await self._tab.guarded(self._screen.capture(hide=hide), _SLACK_S)
 
     async def _snapshot(
         self,
@@ -327,7 +329,7 @@ class AsyncPage:
         options = {"href": href, "selector": selector}
         raw = await self._tab.walk(mode, options)
         tree = passes.collapse(
-            build(raw["tree"], doc=raw["doc"], frame=None, id_of=self._services.ids.id_of)
+            build(raw["tree"], doc=raw["doc"], frame=None, id_of=self._tab.ids.id_of)
         )
         obs = Observation(
             url=raw["url"],

@@ -13,6 +13,7 @@ from typing import Any
 
 from playwright.async_api import ElementHandle, Frame
 
+from pagesight.errors import ProtocolError
 from pagesight.guard.risk import ElementFacts, Field
 
 _FACTS = """(el) => {
@@ -70,7 +71,8 @@ async def facts_of(handle: ElementHandle) -> ElementFacts:
 async def facts_at(frame: Frame, x: float, y: float) -> ElementFacts | None:
     """The facts of the element a click at ``(x, y)`` (CSS px of ``frame``'s viewport) lands
     on — through frames, of any origin — or ``None`` over nothing; Playwright's errors as
-    they come."""
+    they come, and :class:`~pagesight.errors.ProtocolError` for a frame that cannot be
+    followed (the click lands in it all the same: not "over nothing")."""
     at = (x, y)
     for _ in range(_FRAMES_DEEP):
         hit = await frame.evaluate_handle(_AT_POINT, list(at))
@@ -81,11 +83,11 @@ async def facts_at(frame: Frame, x: float, y: float) -> ElementFacts | None:
             return await facts_of(element) if element is not None else None
         content = await inner.content_frame()
         if content is None:
-            return None
+            raise ProtocolError("the frame under the point shows no document to read")
         inner_x = float(await (await hit.get_property("x")).json_value())
         inner_y = float(await (await hit.get_property("y")).json_value())
         frame, at = content, (inner_x, inner_y)
-    return None
+    raise ProtocolError(f"the point lies in frames nested over {_FRAMES_DEEP} deep")
 
 
 def _facts(raw: dict[str, Any]) -> ElementFacts:

@@ -21,6 +21,7 @@ from pagesight.browser.services import TabServices
 from pagesight.cdp import CdpSession, translate
 from pagesight.errors import BrowserClosed, PageCrashed, ProtocolError
 from pagesight.observe.capture import CdpChannel, Channel, EvaluateChannel, Raw, capture
+from pagesight.observe.ids import TabIds
 from pagesight.observe.observation import Mode
 from pagesight.observe.readiness import stops_answering
 
@@ -42,6 +43,8 @@ class Tab:
         # The channel of each document walked lately, by its token, least recent first: ids
         # resolve through them. A document not walked for DOCUMENTS_KEPT others is forgotten.
         self._channels: OrderedDict[str, Channel] = OrderedDict()
+        self.ids = TabIds(services.ids)
+        """The ids of this tab's documents: all dropped when it closes, even mid-walk."""
         page.on("crash", self._on_crash)
         page.on("close", self._on_close)
 
@@ -51,8 +54,7 @@ class Tab:
 
     def _on_close(self, _page: PlaywrightPage) -> None:
         self.gone.set()
-        for document in self._channels:
-            self._services.ids.forget(document)
+        self.ids.close()
         self._channels.clear()
 
     def channel_of(self, document: str) -> Channel | None:
@@ -68,13 +70,15 @@ class Tab:
             if oldest in shown:
                 return
             del self._channels[oldest]
-            self._services.ids.forget(oldest)
+            self.ids.forget(oldest)
 
     async def walk(self, mode: Mode, options: dict[str, bool]) -> Raw:
         """The walker's reading of the tab's documents (the main one and its frames)."""
         shown: set[str] = set()
 
         def walked(document: str, channel: Channel) -> None:
+            if self.ids.closed:  # closed mid-walk: nothing of it is kept
+                return
             shown.add(document)
             self._channels[document] = channel
             self._channels.move_to_end(document)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import errno
+import math
 import socket
 import sys
 import tempfile
@@ -41,6 +42,14 @@ def add_mcp_options(commands: argparse._SubParsersAction[Any]) -> None:
     mcp.add_argument(
         "--port", type=int, default=8931, help="http: the port (default 8931; 0: a free one)"
     )
+    mcp.add_argument(
+        "--session-timeout",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="http: a session with no request for this long ends, and its browser is closed "
+        "(default 1800)",
+    )
     mcp.add_argument("--headed", action="store_true", help="show the browser window")
     mcp.add_argument("--cdp-url", default=None, help="attach to a running Chromium instead")
     mcp.add_argument(
@@ -63,7 +72,8 @@ def add_mcp_options(commands: argparse._SubParsersAction[Any]) -> None:
         "--output-dir",
         default=None,
         metavar="DIR",
-        help="where downloads and named screenshots are saved (default: a new temporary folder)",
+        help="where downloads and named screenshots are saved (default: a new temporary folder, "
+        "removed on exit if nothing was saved in it)",
     )
     mcp.add_argument(
         "--upload-dir",
@@ -89,10 +99,13 @@ def run_mcp(args: argparse.Namespace) -> int:
     from pagesight.agent.secrets import Secrets
     from pagesight.mcp.browsers import BrowserOptions, check_guard_options
     from pagesight.mcp.server import PagesightMCP
-    from pagesight.mcp.transport import bind, serve_http, serve_stdio
+    from pagesight.mcp.transport import IDLE_TIMEOUT, bind, serve_http, serve_stdio
 
     if not 0 <= args.port <= 65535:
         raise InvalidOption("port", f"expected a port from 0 to 65535, not {args.port}")
+    idle = IDLE_TIMEOUT if args.session_timeout is None else args.session_timeout
+    if not (math.isfinite(idle) and idle > 0):
+        raise InvalidOption("session_timeout", f"expected seconds above 0, not {idle:g}")
     if args.cdp_url is not None:
         parts = urlsplit(args.cdp_url)
         if parts.scheme not in ("http", "https", "ws", "wss") or not parts.netloc:
@@ -107,6 +120,7 @@ def run_mcp(args: argparse.Namespace) -> int:
     check_headed(args.headed)
     options = BrowserOptions(
         output_dir=_output_dir(args.output_dir),
+        output_dir_made=args.output_dir is None,
         upload_dir=_upload_dir(args.upload_dir),
         headed=args.headed,
         cdp_url=args.cdp_url,
@@ -135,7 +149,7 @@ def run_mcp(args: argparse.Namespace) -> int:
         asyncio.run(serve_stdio(server))
     else:
         with sock:
-            asyncio.run(serve_http(server, sock, args.host))
+            asyncio.run(serve_http(server, sock, args.host, idle_timeout=idle))
     return 0
 
 

@@ -40,7 +40,7 @@ def progress_lines(record: StepRecord) -> list[ProgressLine]:
     out = [
         ProgressLine(
             step=check["step"],
-            element=_element(check.get("target")),
+            element=_element(check.get("target")) or _seen(check),
             effect="ok"
             if check.get("ok")
             else "not shown yet"
@@ -113,6 +113,7 @@ def _act_lines(record: StepRecord) -> list[ProgressLine]:
         elif "check" in line:
             ok = bool(line["ok"])
             effect = "ok" if ok else "failed"
+            element = element or _seen(line)
         else:
             ok, effect = True, "done"
         out.append(
@@ -139,6 +140,13 @@ def _generic(record: StepRecord) -> ProgressLine:
         seconds=record.act_seconds if record.calls else None,
         ok=all(o[2] for o in outcomes),
     )
+
+
+def _seen(check: dict[str, Any]) -> str:
+    """The text a check of the page's text found it in (``text "✓ Saved"``): where an
+    ``expect "Saved"`` held, shown beside it."""
+    seen = check.get("seen")
+    return f"text {json.dumps(seen, ensure_ascii=False)}" if isinstance(seen, str) else ""
 
 
 def _element(target: dict[str, Any] | None) -> str:

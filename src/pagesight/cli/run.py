@@ -320,8 +320,7 @@ def _try_text_layer(
 ) -> TextLayerResult:
     """The text layer, before any browser: in its own event loop, which ends before the
     browser's starts (the provider layer makes an SDK client per call, tied to no loop)."""
-    from pagesight.agent.loop import mask_exception
-    from pagesight.agent.secrets import Secrets
+    from pagesight.agent.secrets import Secrets, mask_exception
     from pagesight.planners.llm.textlayer import run_text_layer
 
     try:

@@ -26,7 +26,7 @@ import uvicorn
 from pagesight.demo.app import DESIGNS, create_app
 from pagesight.demo.db import prepare, query
 from pagesight.errors import InvalidOption, RuntimeFailure
-from pagesight.threaded_server import start_in_thread
+from pagesight.threaded_server import ThreadedServer, start_in_thread
 
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 10.0
@@ -39,7 +39,7 @@ class OrbitApp:
     def __init__(
         self,
         *,
-        server: uvicorn.Server,
+        server: ThreadedServer,
         thread: threading.Thread,
         sock: socket.socket,
         db_path: Path,
@@ -110,14 +110,16 @@ class OrbitApp:
 
     def wait(self) -> None:
         """Block until the server stops (interruptible by Ctrl-C and signals)."""
-        while self._thread.is_alive():
-            self._thread.join(timeout=0.5)
+        # Not the thread's join(): interrupted, it takes the thread for ended while it still
+        # serves, and close() then pulled the socket from under the server's own shutdown (a
+        # traceback cut off by the exit).
+        self._server.stopped.wait()
 
     def close(self) -> None:
         """Stop serving (open connections get up to 2 s), then remove a temporary database."""
         self._server.should_exit = True
-        if self._thread.is_alive():
-            self._thread.join(timeout=10)
+        self._server.stopped.wait(10)
+        self._thread.join(timeout=10)
         self._socket.close()
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)

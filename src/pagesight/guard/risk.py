@@ -23,7 +23,13 @@ rules decide:
     ``field_words``: card number, cvc, iban, ``cc-number``, 卡号, …);
   - ``confirm_dialog``: answering a ``confirm()`` dialog with OK — ``handle_dialog`` with
     ``accept=true``, or any action of a tab whose :class:`~pagesight.act.events.DialogPolicy`
-    accepts confirms.
+    accepts confirms;
+  - ``unread_target``: the rules fail closed. When the live page would not let its target's
+    facts be read (a page script that throws, a form whose ``elements`` a field of that name
+    shadows), the target is judged on the latest observation's name and role
+    (:attr:`Target.read` false) — ``risky_control`` by that name as ever — and what those
+    cannot rule out needs a person: a click on a button (or on what was never seen), or Enter
+    in anything but a link, may submit a password or payment form no one could read.
 
 The rules are data: ``RiskRules().extended(control_words=("archive",))``, or
 ``RiskRules.load("rules.json")`` (``pagesight run --confirm-rules FILE``) with the words to
@@ -45,10 +51,15 @@ from pagesight.errors import InvalidOption
 Mode = Literal["risky", "all", "never"]
 MODES: tuple[str, ...] = get_args(Mode)
 Rule = Literal[
-    "risky_control", "sensitive_submit", "confirm_dialog", "every_action", "planner_risk"
+    "risky_control",
+    "sensitive_submit",
+    "confirm_dialog",
+    "unread_target",
+    "every_action",
+    "planner_risk",
 ]
-"""Which rule asked: the three risky ones, ``every_action`` (``all``), or the planner's own
-risk stop (``planner_risk``: the decisions planner's)."""
+"""Which rule asked: the risky ones, ``every_action`` (``all``), or the planner's own risk
+stop (``planner_risk``: the decisions planner's)."""
 
 CONTROL_WORDS: tuple[str, ...] = (
     "delete",
@@ -217,6 +228,12 @@ class Target:
     default_button: tuple[str, ...] = ()
     """The names of its form's first submit button, which Enter in a field of the form
     presses (implicit submission): Enter in "Type the name to confirm" presses "Delete"."""
+    read: bool = True
+    """The live page's facts were read. False: the page would not let them be (``names`` and
+    ``role`` are then all that is known, from the latest observation, if it showed it), so
+    ``submits``, ``field``, ``form_fields`` and ``default_button`` say nothing."""
+    role: str | None = None
+    """Its role in the latest observation (``None``: not shown there)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -270,6 +287,9 @@ def assess_step(
     submitting = (action == "click" and target is not None and target.submits) or (
         action == "input_submit" or (action == "press_key" and _submit_key(args))
     )
+    if target is not None and not target.read and _may_submit(action, args, target.role):
+        why = "what it submits could not be read from the page"
+        return Risk(rule="unread_target", action=what, why=why)
     if submitting and target is not None and target.field is not None:
         # Enter in a field presses its form's default button, which may be "Delete".
         word = rules.control_word(target.default_button)
@@ -360,6 +380,15 @@ def _key(args: Mapping[str, Any]) -> str:
 
 def _submit_key(args: Mapping[str, Any]) -> bool:
     return _key(args) in _SUBMIT_KEYS
+
+
+def _may_submit(action: str, args: Mapping[str, Any], role: str | None) -> bool:
+    """Whether an action on an element of ``role`` (``None``: unknown) may submit a form,
+    when the page's facts of it are unknown: a click or Space on a button presses it, Enter
+    submits the form of anything but a link (which it follows)."""
+    pressing = action == "click" or (action == "press_key" and _key(args) in _PRESS_KEYS)
+    entering = action == "input_submit" or (action == "press_key" and _submit_key(args))
+    return (entering and role != "link") or (pressing and role in (None, "button"))
 
 
 def _words(action: str, args: Mapping[str, Any], target: Target | None) -> str:

@@ -35,6 +35,9 @@ class BrowserOptions:
 
     output_dir: Path
     """Downloads and named screenshots are saved here, and only here."""
+    output_dir_made: bool = False
+    """Whether ``output_dir`` is a temporary folder made for this server (none was given):
+    removed when the server ends if nothing was saved in it."""
     upload_dir: Path | None = None
     """Files may be uploaded from here only (``None``: the output dir)."""
     headed: bool = False
@@ -172,6 +175,7 @@ class Holders:
         self._registry = registry
         self._options = options
         self._holders: dict[str | None, BrowserHolder] = {}
+        self._ending: set[asyncio.Task[None]] = set()
 
     def get(self, key: str | None) -> BrowserHolder:
         holder = self._holders.get(key)
@@ -186,7 +190,24 @@ class Holders:
             async with holder.lock:
                 await holder.close()
 
+    def ended(self, key: str) -> None:
+        """:meth:`discard` from outside any request (a session that idled out), in a task the
+        server's :meth:`close` waits for."""
+        task = asyncio.ensure_future(self.discard(key))
+        self._ending.add(task)
+        task.add_done_callback(self._ending.discard)
+
     async def close(self) -> None:
         for holder in list(self._holders.values()):
             await holder.close()
         self._holders.clear()
+        if self._ending:  # a browser being closed as its session idled out
+            await asyncio.wait(set(self._ending))
+
+    async def end(self) -> None:
+        """The server ends: close every browser, and remove the temporary output dir made for
+        it if nothing was saved there (a folder holding files is the user's to read)."""
+        await self.close()
+        if self._options.output_dir_made:
+            with contextlib.suppress(OSError):  # not empty (or gone already)
+                self._options.output_dir.rmdir()

@@ -23,9 +23,9 @@ from mcp_types import CallToolResult, InputRequiredResult, TextContent
 from mcp_types import Tool as MCPTool
 
 from pagesight.agent.confirm import Asker, ConfirmPolicy
-from pagesight.agent.loop import mask_exception
 from pagesight.agent.profiles import DEFAULT_PROFILE, ON_DEMAND, Profile, check_profile
 from pagesight.agent.registry import ToolRegistry
+from pagesight.agent.secrets import mask_exception
 from pagesight.agent.session import Session
 from pagesight.agent.tool import described, validation_message
 from pagesight.agent.untrusted import RULE

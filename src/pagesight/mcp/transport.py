@@ -15,6 +15,7 @@ import os
 import signal
 import socket
 import sys
+from collections import Counter
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -27,6 +28,8 @@ from pagesight.mcp.server import PagesightMCP
 _LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 _ANY = ("0.0.0.0", "::", "")
 PATH = "/mcp"
+IDLE_TIMEOUT = 1800.0
+"""Seconds an HTTP session may go without a request before it ends (the SDK's default)."""
 _GRACE = 5
 """Seconds the HTTP transport is given to end after SIGTERM / SIGINT (its requests
 answered); stdio's is given one (it has nothing to finish once its browsers are closed)."""
@@ -70,29 +73,50 @@ async def serve_stdio(server: PagesightMCP) -> None:
     await _until_stopped(server, server.run_stdio_async(), stop=None, grace=1)
 
 
-def http_app(server: PagesightMCP, host: str, port: int) -> ASGIApp:
+def http_app(
+    server: PagesightMCP, host: str, port: int, *, idle_timeout: float = IDLE_TIMEOUT
+) -> ASGIApp:
     """The streamable HTTP app at :data:`PATH`, Host and Origin checked on every request,
-    each session's browser closed when its client ends the session."""
+    each session's browser closed when its client ends the session or it has had no request
+    for ``idle_timeout`` seconds (the SDK then ends it)."""
     app = server.streamable_http_app(
-        streamable_http_path=PATH, transport_security=security(host, port), host=host
+        streamable_http_path=PATH,
+        transport_security=security(host, port),
+        host=host,
+        session_idle_timeout=idle_timeout,
     )
-    return _SessionEnds(app, server)
+    return _SessionEnds(app, server, idle_timeout)
 
 
 class _SessionEnds:
-    """Closes the browser of an HTTP session its client ended (a DELETE with its
-    ``Mcp-Session-Id``, answered 2xx, as the SDK's client sends on leaving): else every
-    session's Chromium would live on until the server stops."""
+    """Closes the browser of an HTTP session once the SDK has ended it, else every session's
+    Chromium would live on until the server stops: at once when its client ends it (a DELETE
+    with its ``Mcp-Session-Id``, answered 2xx, as the SDK's client sends on leaving), and when
+    it idled out.
 
-    def __init__(self, app: ASGIApp, server: PagesightMCP) -> None:
+    The SDK gives a tool no hook at a session's end, so its idle rule (documented: a session
+    with no request in flight, neither a call nor an open event stream, for ``idle_timeout``
+    seconds is ended) is followed here from the requests themselves, and the browser closed a
+    moment after the SDK's deadline (:func:`_slack`): never that of a session still live. A
+    request the SDK answers 404 names a session it ended: its browser goes at once."""
+
+    def __init__(self, app: ASGIApp, server: PagesightMCP, idle_timeout: float) -> None:
         self._app = app
         self._server = server
+        self._idle = idle_timeout + _slack(idle_timeout)
+        self._in_flight: Counter[str] = Counter()
+        self._timers: dict[str, asyncio.TimerHandle] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "DELETE":
+        ours = scope["type"] == "http" and scope["path"] == PATH
+        session = Headers(scope=scope).get("mcp-session-id") if ours else None
+        if session is None:  # not a session's request (an initialize opens one, unnamed yet)
             await self._app(scope, receive, send)
             return
-        session = Headers(scope=scope).get("mcp-session-id")
+        timer = self._timers.pop(session, None)
+        if timer is not None:
+            timer.cancel()
+        self._in_flight[session] += 1
         status = 0
 
         async def watch(message: Message) -> None:
@@ -101,17 +125,39 @@ class _SessionEnds:
                 status = message["status"]
             await send(message)
 
-        await self._app(scope, receive, watch)
-        if session is not None and 200 <= status < 300:  # the SDK ended that session
+        try:
+            await self._app(scope, receive, watch)
+        finally:
+            self._in_flight[session] -= 1
+            idle = self._in_flight[session] == 0
+            if idle:
+                del self._in_flight[session]
+        deleted = scope["method"] == "DELETE" and 200 <= status < 300
+        if deleted or status == 404:  # the SDK ended that session (now, or before)
             await self._server.holders.discard(session)
+        elif idle:
+            loop = asyncio.get_running_loop()
+            self._timers[session] = loop.call_later(self._idle, self._idled, session)
+
+    def _idled(self, session: str) -> None:
+        self._timers.pop(session, None)
+        self._server.holders.ended(session)
 
 
-async def serve_http(server: PagesightMCP, sock: socket.socket, host: str) -> None:
+def _slack(idle_timeout: float) -> float:
+    """How long after the SDK's idle deadline a session's browser is closed: room for the
+    SDK's own timer to have fired first (it counts from its side of the same requests)."""
+    return max(1.0, idle_timeout / 10)
+
+
+async def serve_http(
+    server: PagesightMCP, sock: socket.socket, host: str, *, idle_timeout: float = IDLE_TIMEOUT
+) -> None:
     import uvicorn
 
     port = sock.getsockname()[1]
     config = uvicorn.Config(
-        http_app(server, host, port),
+        http_app(server, host, port, idle_timeout=idle_timeout),
         log_level="warning",
         lifespan="on",
         timeout_graceful_shutdown=_GRACE - 1,  # an open event stream does not hold it
@@ -162,7 +208,7 @@ async def _until_stopped(
         await asyncio.wait({task, waiting}, return_when=asyncio.FIRST_COMPLETED)
     finally:
         waiting.cancel()
-        await server.holders.close()
+        await server.holders.end()
     if not task.done():
         await asyncio.wait({task}, timeout=grace)
     for signum in stops:

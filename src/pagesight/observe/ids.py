@@ -58,6 +58,36 @@ class IdRegistry:
         return len(self._refs)
 
 
+class TabIds:
+    """The ids of one tab's documents, given out by the session's :class:`IdRegistry`. When
+    the tab closes (:meth:`close`) every document it walked is forgotten — also one whose walk
+    ends after the close (a tab that closes mid-walk): that reading still gets ids never given
+    before, but the registry keeps none of them, as nothing could ever resolve them."""
+
+    def __init__(self, registry: IdRegistry) -> None:
+        self._registry = registry
+        self._documents: set[str] = set()
+        self.closed = False
+
+    def id_of(self, document: str, local_id: int) -> int:
+        if self.closed:
+            return self._registry.fresh()
+        self._documents.add(document)
+        return self._registry.id_of(document, local_id)
+
+    def forget(self, document: str) -> None:
+        """Drop the ids of ``document`` (see :meth:`IdRegistry.forget`)."""
+        self._documents.discard(document)
+        self._registry.forget(document)
+
+    def close(self) -> None:
+        """The tab closed: forget the ids of every document it walked, now and later."""
+        self.closed = True
+        for document in self._documents:
+            self._registry.forget(document)
+        self._documents.clear()
+
+
 @dataclass(frozen=True)
 class ElementLocation:
     """An element id resolved in the live page."""

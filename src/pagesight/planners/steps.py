@@ -19,13 +19,18 @@ The next decision first checks the round it issued, through each step's Effect: 
 changed nothing (``no_op``) stops the run (``no_effect``), as does an action that failed
 (``step_failed``) — except a step after the first of its round that was refused or failed on
 a page its round had changed: its target is resolved again on the new page, once; and a
-click followed by ``wait for`` may change nothing at once (the wait checks it). Then the
-checks: ``expect`` looks at the observation the planner is shown (free: no round), and so
-does ``wait for`` when the text is there already; when it is not, the ``wait_for`` tool
-polls the page (its own round). A failed check stops the run (``expect_failed``), a target
-nothing matches or two match too closely to tell apart stops it too (``target_not_found``,
-``target_ambiguous``), each with a message naming the line, what was expected, what was seen
-and the best candidates with their scores.
+click followed by ``wait for`` may change nothing at once (the wait checks it). An action
+that did not do what it was for — its submit stopped by the browser's own validation
+(``form_invalid``, the fields named) or where it led refused by the origin policy
+(``refused``) — fails its step too (``step_failed``), unless an ``expect`` later in the
+script may show the goal reached anyway: that expect decides, and says so when it fails.
+Then the checks: ``expect`` looks at the observation the planner is shown (free: no round;
+the text as written, see :mod:`pagesight.observe.shown`, its record saying where it was
+``seen``), and so does ``wait for`` when the text is there already; when it is not, the
+``wait_for`` tool polls the page (its own round). A failed check stops the run
+(``expect_failed``), a target nothing matches or two match too closely to tell apart stops
+it too (``target_not_found``, ``target_ambiguous``), each with a message naming the line,
+what was expected, what was seen and the best candidates with their scores.
 
 Every decision carries in ``raw`` the steps it covers, each with the element it resolved to
 (id, role, name, context, selector, score, and ``how``: by words, by hint, or healed), and
@@ -41,12 +46,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
+from pagesight.agent.blocked import EXPECTS, blocked
 from pagesight.agent.decision import Action, Batch, Decision, Done, PlannerStop, Stop
 from pagesight.agent.secrets import ENV_PREFIX
 from pagesight.agent.state import State
+from pagesight.agent.tool import ToolFailure
 from pagesight.errors import InvalidOption, StepsError
 from pagesight.observe.observation import Observation
-from pagesight.observe.shown import closest_texts, has_value, quoted, shows
+from pagesight.observe.shown import closest_texts, contains, has_value, quoted, shown
 from pagesight.planners.resolve import Candidate, Refused, Resolved, resolve
 from pagesight.runs.grammar import CHECKS, Step, Target, element_words, parse
 
@@ -105,6 +112,9 @@ class StepsPlanner:
         self._cursor = 0
         self._issued: list[_Planned] = []
         self._healed: dict[tuple[int, str], dict[str, Any]] = {}
+        self._unproven: list[str] = []
+        """Steps that were blocked (``form_invalid``, ``refused``), each a message, waiting
+        for a later ``expect`` to show the goal was reached anyway."""
 
     @classmethod
     def from_text(cls, text: str, *, source: str = "<text>", **options: Any) -> StepsPlanner:
@@ -176,7 +186,7 @@ class StepsPlanner:
 
     async def decide(self, state: State) -> Decision:
         if state.step == 1:  # a new run: the script from its start
-            self._cursor, self._issued, self._healed = 0, [], {}
+            self._cursor, self._issued, self._healed, self._unproven = 0, [], {}, []
         if self._issued:
             stopped = self._verify(state)
             if stopped is not None:
@@ -200,10 +210,15 @@ class StepsPlanner:
                         "selector": target.get("selector"),
                     }
                 if ok:
+                    if step.kind in EXPECTS:
+                        self._unproven = []  # the goal was reached after all
                     self._cursor += 1
                     continue
                 if step.kind != "wait_for":
-                    return self._stop("expect_failed", step, record["message"], checks)
+                    message = record["message"] + "".join(
+                        f"; before it, {m}" for m in self._unproven
+                    )
+                    return self._stop("expect_failed", step, message, checks)
                 planned.append(self._wait(step))
                 break
             if step.kind == "done":
@@ -353,6 +368,9 @@ class StepsPlanner:
         call = state.history[-1].calls[0]
         if call.tool != "batch":
             planned = issued[0]
+            why = blocked(call.value)
+            if why is not None:  # a refused origin is an error too: the rule for both
+                return self._blocked(planned, _with_policy(why, call.error))
             if call.error is not None:
                 reason: PlannerStop = "expect_failed" if call.tool == "wait_for" else "step_failed"
                 message = f"line {planned.step.line}: {planned.step.text}: {call.error.message}"
@@ -380,10 +398,25 @@ class StepsPlanner:
                 self._cursor = planned.index
                 return None
             effect = result.get("effect") or {}
-            stopped = self._no_op(planned, effect.get("kinds", ()))
+            why = blocked(effect)
+            stopped = (
+                self._blocked(planned, _with_policy(why, call.error))
+                if why is not None
+                else self._no_op(planned, effect.get("kinds", ()))
+            )
             if stopped is not None:
                 return stopped
         return None
+
+    def _blocked(self, planned: _Planned, why: str) -> Stop | None:
+        """A step whose action was blocked (its submit stopped by the browser's validation,
+        where it led refused) fails, unless an ``expect`` later in the script may yet show
+        the goal reached anyway: then that expect decides (and says this if it fails)."""
+        message = f"line {planned.step.line}: {planned.step.text}: {why}"
+        if any(s.kind in EXPECTS for s in self.steps[planned.index + 1 :]):
+            self._unproven.append(message)
+            return None
+        return self._stop("step_failed", planned.step, message, [])
 
     def _no_op(self, planned: _Planned, kinds: Sequence[str]) -> Stop | None:
         if planned.step.kind != "click" or list(kinds) != ["no_op"]:
@@ -435,10 +468,15 @@ def _check(step: Step, obs: Observation) -> tuple[bool, dict[str, Any]]:
         "kind": step.kind,
         "value": want,
     }
-    if step.kind in ("expect_text", "wait_for"):
-        ok = shows(obs, want)
+    if step.kind in ("expect_text", "expect_containing", "wait_for"):
+        # As written, starting a phrase, for expect; anywhere, in any case, for the
+        # forgiving form and for a wait (see observe/shown.py).
+        piece = (shown if step.kind == "expect_text" else contains)(obs, want)
+        ok = piece is not None
         record["ok"] = ok
-        if not ok:
+        if ok:
+            record["seen"] = piece
+        else:
             record["message"] = (
                 f"line {step.line}: {step.text}: expected the page to show {want!r}; seen: "
                 + closest_texts(obs, want)
@@ -464,6 +502,14 @@ def _check(step: Step, obs: Observation) -> tuple[bool, dict[str, Any]]:
             f"{want!r}; seen: '{seen}'" + (f"; other candidates: {others}" if others else "")
         )
     return ok, record
+
+
+def _with_policy(why: str, error: ToolFailure | None) -> str:
+    """``why`` a step was blocked, with the origin policy's own words when it refused where
+    the step led (which origins it allows, how to allow this one)."""
+    if error is not None and error.reason == "origin_not_allowed":
+        return f"{why} ({error.message})"
+    return why
 
 
 def _describe(c: Mapping[str, Any]) -> str:

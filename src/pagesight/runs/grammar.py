@@ -14,6 +14,7 @@ values, and written back (:func:`format_step`) for the ``steps.txt`` a run leave
     upload "FILE" to X               上传 "FILE" 到 X
     wait for "TEXT"                  等待 "TEXT"
     expect "TEXT"                    确认 "TEXT"
+    expect text containing "TEXT"    确认包含 "TEXT"
     expect X to be "V"               确认 X 为 "V"
     accept the next dialog           接受下一个对话框
     done  (done "ANSWER")            完成  (完成 "ANSWER")
@@ -25,9 +26,13 @@ group or heading it sits in. A target may end with ``@ SELECTOR``, the selector 
 it was recorded: a hint a replay tries first (see :mod:`pagesight.planners.resolve`).
 Quoted values take ``\\"`` for a quote; Chinese quotes (“…”) work too. URLs may be relative
 to the page the step runs on. ``{{NAME}}`` in a typed value (or a URL) is the secret NAME.
-``accept the next dialog`` answers the ``confirm()`` the next step opens with OK (by default
-a confirm is dismissed); ``done "ANSWER"`` ends the script with the answer to a goal that
-asked a question, and is its last step.
+``expect "TEXT"`` holds where the page shows TEXT as written, starting a phrase: "Saved"
+is shown by "Saved", "Saved." or "✓ Saved", never by "Not saved", "Unsaved" or "Contact saved"
+(the rule: :mod:`pagesight.observe.shown`). ``expect text containing "TEXT"`` takes TEXT
+anywhere, in any case; so does ``wait for``, which waits for the page to get there, where an
+``expect`` checks it. ``accept the next dialog`` answers the ``confirm()`` the next step
+opens with OK (by default a confirm is dismissed); ``done "ANSWER"`` ends the script with
+the answer to a goal that asked a question, and is its last step.
 """
 
 from __future__ import annotations
@@ -51,11 +56,14 @@ Kind = Literal[
     "upload",
     "wait_for",
     "expect_text",
+    "expect_containing",
     "expect_value",
     "accept_dialog",
     "done",
 ]
-CHECKS: frozenset[Kind] = frozenset({"wait_for", "expect_text", "expect_value"})
+CHECKS: frozenset[Kind] = frozenset(
+    {"wait_for", "expect_text", "expect_containing", "expect_value"}
+)
 """Steps that look at the page rather than act on it."""
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
@@ -244,6 +252,11 @@ _FORMS: list[tuple[re.Pattern[str], _Build]] = [
     (re.compile(rf"wait\s+for\s+{_V}", _EN), lambda m, n: Step(kind="wait_for", value=_v(m))),
     (re.compile(rf"等待\s*{_V}"), lambda m, n: Step(kind="wait_for", value=_v(m))),
     (
+        re.compile(rf"expect\s+text\s+containing\s+{_V}", _EN),
+        lambda m, n: Step(kind="expect_containing", value=_v(m)),
+    ),
+    (re.compile(rf"确认\s*包含\s*{_V}"), lambda m, n: Step(kind="expect_containing", value=_v(m))),
+    (
         re.compile(rf"expect\s+(?P<x>.+?)\s+to\s+be\s+{_V}", _EN),
         lambda m, n: Step(kind="expect_value", target=_x(m, n), value=_v(m)),
     ),
@@ -275,9 +288,10 @@ _FORMS: list[tuple[re.Pattern[str], _Build]] = [
 
 FORMS_HELP = (
     'go to URL, click X, type "V" into X, select "V" in X, press KEY, hover X, scroll to X, '
-    'drag X to Y, upload "FILE" to X, wait for "TEXT", expect "TEXT", expect X to be "V", '
-    'accept the next dialog, done ("ANSWER") '
-    '(or 打开, 点击, 在 X 输入 "V", 在 X 选择 "V", 按, 悬停, 等待, 确认, 接受下一个对话框, 完成)'
+    'drag X to Y, upload "FILE" to X, wait for "TEXT", expect "TEXT", '
+    'expect text containing "TEXT", expect X to be "V", accept the next dialog, done ("ANSWER") '
+    '(or 打开, 点击, 在 X 输入 "V", 在 X 选择 "V", 按, 悬停, 等待, 确认, 确认包含, '
+    "接受下一个对话框, 完成)"
 )
 
 
@@ -393,6 +407,8 @@ def format_step(step: Step) -> str:
             return f"wait for {v}"
         case "expect_text":
             return f"expect {v}"
+        case "expect_containing":
+            return f"expect text containing {v}"
         case "expect_value":
             return f"expect {x} to be {v}"
         case "accept_dialog":

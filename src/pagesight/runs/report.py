@@ -32,6 +32,7 @@ def write_report(
         step["action"] = describe_decision(step["decision"])
         step["elements"] = "; ".join(_target(t) for t in step.get("targets", ()))
         step["candidates"] = describe_candidates(step["decision"].get("raw"))
+        step["checks"] = describe_checks(step)
     summary_path = folder / SUMMARY
     if summary is None and summary_path.exists():
         summary = json.loads(summary_path.read_text(encoding="utf-8"))
@@ -62,6 +63,22 @@ def describe_decision(decision: dict[str, Any]) -> str:
     return f"stop ({decision['reason']})" + (
         f": {decision['message']}" if decision["message"] else ""
     )
+
+
+def describe_checks(step: dict[str, Any]) -> str:
+    """The checks a step made, each with what it found: ``expect "Saved": seen "✓ Saved."``
+    (the steps planner's, in its decision; an ``act`` call's, in its lines)."""
+    raw = step["decision"].get("raw")
+    checks = list(raw.get("checks") or ()) if isinstance(raw, dict) else []
+    for call in step.get("calls") or ():
+        lines = (call.get("value") or {}).get("lines")
+        checks.extend(line for line in lines or () if "check" in line)
+    out = []
+    for check in checks:
+        seen = check.get("seen")
+        found = f"seen {json.dumps(seen, ensure_ascii=False)}" if isinstance(seen, str) else "ok"
+        out.append(f"{check.get('step')}: {found if check.get('ok') else 'failed'}")
+    return "; ".join(out)
 
 
 def describe_candidates(raw: Any) -> str:

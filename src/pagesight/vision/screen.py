@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import base64
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Frame
 from playwright.async_api import Page as PlaywrightPage
 
 from pagesight.act.args import SCROLL_DIRECTIONS
@@ -24,11 +26,17 @@ from pagesight.observe.ids import IdRegistry
 from pagesight.observe.observation import Observation
 from pagesight.observe.tree import Bounds, Node
 from pagesight.vision.diff import diff_screens
-from pagesight.vision.marks import draw_marks, marks_for
+from pagesight.vision.marks import CssBox, draw_marks, marks_for
 from pagesight.vision.ocr import OcrEngine
 from pagesight.vision.perception import read_screen
 from pagesight.vision.scrolling import EXTENT_SCRIPT, MIN_SHARE, SCROLL_AT_SCRIPT, extent_notes
-from pagesight.vision.textboxes import TEXT_BOXES_SCRIPT, text_boxes, wrapping_owners
+from pagesight.vision.textboxes import (
+    SHOWN_SCRIPT,
+    TEXT_BOXES_SCRIPT,
+    shown_boxes,
+    text_boxes,
+    wrapping_owners,
+)
 
 VISION_ACTIONS = ("click", "input", "press_key", "hover", "scroll")
 """What a thing read off the screen accepts: all of them happen at the centre of its box
@@ -60,6 +68,10 @@ class Capture:
     shot: Shot
     text_boxes: Any
     """The page's text boxes as ``TEXT_BOXES_SCRIPT`` measured them."""
+    hidden: tuple[CssBox, ...] = ()
+    """Where the texts the capture was asked to hide showed (``SHOWN_SCRIPT``), just before
+    and just after the shot: painted over by whoever saves or sends it (the agent's
+    :func:`~pagesight.agent.secrets.hide_secrets`)."""
 
     def marked(self, elements: tuple[Element, ...]) -> bytes:
         """The screenshot with a mark on each of ``elements`` in view (blocking: PIL)."""
@@ -153,12 +165,29 @@ class Screen:
                 return now, moving
             last = now
 
-    async def capture(self) -> Capture:
-        """The viewport now, and what marking it needs (see :class:`Capture`)."""
+    async def capture(self, *, hide: Sequence[str] = ()) -> Capture:
+        """The viewport now, and what marking it needs (see :class:`Capture`), with the boxes
+        where any of ``hide`` shows (any case) in :attr:`Capture.hidden`."""
+        hidden: tuple[CssBox, ...] = ()
+        if hide:
+            # Found before the shot and again after it: a text that moves or appears while
+            # the picture is taken is covered where it was and where it went.
+            hidden = await self._shown(hide)
         shot = await self.shot()
         with translate("measuring the text on the page"):
             raw = await self._page.evaluate(TEXT_BOXES_SCRIPT)
-        return Capture(shot=shot, text_boxes=raw)
+        if hide:
+            hidden += await self._shown(hide)
+        return Capture(shot=shot, text_boxes=raw, hidden=hidden)
+
+    async def _shown(self, texts: Sequence[str]) -> tuple[CssBox, ...]:
+        """Where ``texts`` show now: in the top document, and in each frame of any origin."""
+        with translate("finding the texts to hide on the page"):
+            found = shown_boxes(await self._page.evaluate(SHOWN_SCRIPT, [list(texts), None]))
+        frames = [f for f in self._page.frames if f.parent_frame is not None]
+        for boxes in await asyncio.gather(*(_shown_in(f, texts) for f in frames)):
+            found += boxes
+        return found
 
     async def marked(self, elements: tuple[Element, ...]) -> bytes:
         """A screenshot with a dashed box and a numbered badge on each element in view, each
@@ -229,3 +258,34 @@ class Screen:
     def target(self, element_id: int) -> VisionTarget | None:
         """The vision element behind an id, if it is one."""
         return self._targets.get(element_id)
+
+
+async def _shown_in(frame: Frame, texts: Sequence[str]) -> tuple[CssBox, ...]:
+    """Where ``texts`` show in ``frame`` (of any origin: a page script of the top document
+    cannot read another origin's), in top px, kept to the frame's box. A frame that cannot
+    be read (detached, navigating meanwhile) is covered whole: its text is unknown."""
+    box = None
+    try:
+        owner = await frame.frame_element()
+        box = await owner.bounding_box()
+        await owner.dispose()
+        if box is None:  # not rendered: nothing of it is on the screenshot
+            return ()
+        found = await frame.evaluate_handle("document.documentElement")
+        root = found.as_element()
+        origin = await root.bounding_box() if root is not None else None
+        await found.dispose()
+        if origin is None:
+            return ()
+        raw = await frame.evaluate(SHOWN_SCRIPT, [list(texts), [origin["x"], origin["y"]]])
+    except PlaywrightError:
+        whole = (box["x"], box["y"], box["width"], box["height"]) if box else None
+        return (whole,) if whole is not None else ()
+    clip = (box["x"], box["y"], box["x"] + box["width"], box["y"] + box["height"])
+    out = []
+    for x, y, w, h in shown_boxes(raw):
+        left, top = max(x, clip[0]), max(y, clip[1])
+        right, bottom = min(x + w, clip[2]), min(y + h, clip[3])
+        if right > left and bottom > top:
+            out.append((left, top, right - left, bottom - top))
+    return tuple(out)

@@ -117,3 +117,80 @@ def wrapping_owners(raw: Any) -> list[CssBox | None]:
     return [
         (float(b[4]), float(b[5]), float(b[6]), float(b[7])) if len(b) > 4 else None for b in raw
     ]
+
+
+SHOWN_SCRIPT = """([needles, origin]) => {
+  // Lower case letter by letter, keeping a letter whose lower case is longer (İ) as it is, so
+  // that an index into the folded text is an index into the page's text.
+  const fold = (s) => { let o = ""; for (const c of s) { const l = c.toLowerCase();
+    o += l.length === c.length ? l : c; } return o; };
+  const wanted = needles.map(fold).filter((n) => n.length > 0);
+  const out = [];
+  // origin: where this document's root box lies in the top viewport (a frame's; null in the
+  // top document), so that boxes come back in top px.
+  const own = document.documentElement.getBoundingClientRect();
+  const dx = origin ? origin[0] - own.left : 0, dy = origin ? origin[1] - own.top : 0;
+  const SKIP = new Set(["script", "style", "template", "noscript", "head"]);
+  const filter = { acceptNode: (n) => n.nodeType === 1 && SKIP.has(n.localName)
+    ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT };
+  const add = (r) => {  // kept to this document's viewport
+    const left = Math.max(r.left, 0), top = Math.max(r.top, 0);
+    const right = Math.min(r.right, innerWidth), bottom = Math.min(r.bottom, innerHeight);
+    if (right - left >= 1 && bottom - top >= 1) {
+      out.push([left + dx, top + dy, right - left, bottom - top]);
+    }
+  };
+  const holds = (s) => { const f = fold(s || ""); return wanted.some((n) => f.includes(n)); };
+  // One root's text, its text nodes joined in order: a value split over elements
+  // (<b>sk-</b>123) is found whole, and each find is measured as a Range over its nodes.
+  function walk(root) {
+    const nodes = [], starts = [];
+    let text = "";
+    const walker = document.createTreeWalker(
+      root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, filter);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (node.nodeType === 3) {
+        starts.push(text.length); nodes.push(node); text += node.data;
+        continue;
+      }
+      if (node.shadowRoot) walk(node.shadowRoot);
+      const tag = node.localName;
+      if ((tag === "input" || tag === "textarea") && (holds(node.value) ||
+          holds(node.getAttribute("placeholder")))) {
+        add(node.getBoundingClientRect());
+      } else if (tag === "select" && [...node.selectedOptions].some((o) => holds(o.text))) {
+        add(node.getBoundingClientRect());
+      }
+    }
+    if (!nodes.length) return;
+    const folded = fold(text);
+    const at = (i) => {  // the text node holding index i of the joined text
+      let lo = 0, hi = starts.length - 1;
+      while (lo < hi) { const mid = (lo + hi + 1) >> 1; if (starts[mid] <= i) lo = mid;
+        else hi = mid - 1; }
+      return lo;
+    };
+    const range = document.createRange();
+    for (const needle of wanted) {
+      for (let i = folded.indexOf(needle); i >= 0; i = folded.indexOf(needle, i + 1)) {
+        const a = at(i), b = at(i + needle.length - 1);
+        range.setStart(nodes[a], i - starts[a]);
+        range.setEnd(nodes[b], i + needle.length - starts[b]);
+        for (const r of range.getClientRects()) add(r);
+      }
+    }
+  }
+  walk(document.documentElement);
+  return out;
+}"""
+"""Evaluated in one frame's document with the texts to find (the run's secret values) and
+where that document lies in the top viewport: the box (x, y, width, height in CSS px of the
+top viewport) of each place one of them shows, in any case (``text-transform``, a page's own
+``toUpperCase``): in the document's text, however split over elements, and in the fields and
+selects showing it; open shadow roots included. Each frame is asked on its own, of any
+origin."""
+
+
+def shown_boxes(raw: Any) -> tuple[CssBox, ...]:
+    """``SHOWN_SCRIPT``'s answer as boxes."""
+    return tuple((float(b[0]), float(b[1]), float(b[2]), float(b[3])) for b in raw)

@@ -11,7 +11,7 @@ from pagesight.agent.tool import ToolFailure, ToolResult
 from pagesight.agent.tools.batch import BatchAction, batch
 from pagesight.errors import StepsError
 from pagesight.observe.observation import Observation
-from pagesight.observe.shown import closest_texts, has_value, shows
+from pagesight.observe.shown import closest_texts, contains, has_value, shown
 
 
 async def act(session: Session, *, steps: str) -> ToolResult:
@@ -100,6 +100,7 @@ async def _run(session: Session, lines: tuple[Line, ...]) -> ToolResult:
                 "value": line.value,
                 "ref": line.ref,
                 "ok": not checked.is_error,
+                **({"seen": checked.value["seen"]} if "seen" in checked.value else {}),
             }
         )
         texts.append(checked.text)
@@ -177,9 +178,13 @@ async def _check(session: Session, line: CheckLine, after: Observation | None) -
     obs = after
     if obs is None:
         obs = session.latest = await session.page.observe()
-    if line.kind == "expect_text":
-        if shows(obs, line.value):
-            return ToolResult(text=f"seen {line.value!r}", observation=obs)
+    if line.kind in ("expect_text", "expect_containing"):
+        rule = shown if line.kind == "expect_text" else contains
+        piece = rule(obs, line.value)
+        if piece is not None:
+            # The text it was found in goes to the records; the model has the page (or the
+            # effect that showed it) already, and reads each fact once.
+            return ToolResult(text=f"seen {line.value!r}", value={"seen": piece}, observation=obs)
         seen = closest_texts(obs, line.value)
         return _failed(line, f"expected the page to show {line.value!r}; seen: {seen}", obs)
     element = next((e for e in obs.elements if e.id == line.ref), None)

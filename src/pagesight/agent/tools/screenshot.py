@@ -30,7 +30,7 @@ async def screenshot(
         # or shown since): every element showing a secret is blacked out before the image
         # is saved or sent.
         now = await session.page.observe()
-        capture = await session.page.capture()
+        capture = await session.page.capture(hide=session.secrets.shown_as)
         marked = (observation or now).elements if marks else ()
         png = await asyncio.to_thread(hide_secrets, capture, now, session.secrets, marked=marked)
     else:
