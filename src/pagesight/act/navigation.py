@@ -21,6 +21,8 @@ from pagesight.errors import (
 )
 
 WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit"]
+REDIRECT_LIMIT = 20
+"""Redirects Chromium follows before it fails the navigation (net::ERR_TOO_MANY_REDIRECTS)."""
 _SCHEMES = ("http", "https", "file", "about", "data")
 
 
@@ -55,6 +57,12 @@ async def goto(
     except PlaywrightError as exc:
         if page.is_closed():
             raise PageCrashed(f"the page closed while loading {url}") from exc
+        # Chromium's network error code is the one fact Playwright passes on about the failure.
+        if "net::ERR_TOO_MANY_REDIRECTS" in str(exc):
+            raise NavigationError(
+                f"{url} redirected more than {REDIRECT_LIMIT} times (a redirect loop)",
+                advice="check the URL, or open another",
+            ) from exc
         raise NavigationError(f"cannot load {url}: {first_line(exc)}") from exc
     if wait_until != "commit":
         with contextlib.suppress(PlaywrightTimeout):
