@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from conftest import StaticServer
-from pagesight import ActionError, Observation  # type: ignore[attr-defined, unused-ignore]
+from pagesight import ActionError, NavigationError, Observation  # type: ignore[attr-defined, unused-ignore]
 from support import one
 
 
@@ -136,3 +136,25 @@ def test_a_step_that_changes_the_page_in_place_is_followed_by_the_rest(
     assert [s.status for s in result.steps] == ["done", "refused"]
     assert result.steps[1].error is not None and result.steps[1].error.reason == "page_changed"
     assert _js(page, "window.opened") is None
+
+
+def test_a_step_that_fails_to_load_keeps_the_steps_before(
+    page: Any, server: StaticServer, closed_port: int
+) -> None:
+    # Not an ActionError: a NavigationError once raised out of the batch, and the typed
+    # first name was lost with it.
+    obs = _profile(page, server)
+    first = one(obs, "First name", "textbox")
+    result = page.batch(
+        [
+            (first.id, "input", {"text": "Ada"}),
+            (None, "navigate", {"url": f"http://127.0.0.1:{closed_port}/", "timeout": 5}),
+        ]
+    )
+    assert not result.ok
+    typed, went = result.steps
+    assert typed.status == "done" and typed.effect is not None
+    assert "value_change" in typed.effect.kinds
+    assert went.status == "failed" and went.effect is None
+    assert isinstance(went.error, NavigationError)
+    assert went.error.reason == "navigation_error"

@@ -7,6 +7,10 @@ a ``pushState`` route — is followed by the rest; but once it has rebuilt the p
 most of what was there), a later step whose element went with it is refused the same way
 rather than reported stale, since the plan it was part of no longer fits the page.
 
+A step that fails with any pagesight error — an :class:`ActionError`, a navigation that could
+not load (:class:`NavigationError`) or was refused (:class:`OriginNotAllowed`), a crash — is
+``failed`` with that error, of its own type, on it: the steps before it keep their effects.
+
 A step whose navigation the origin policy refused (``Effect.refused_navigation``) ran, but the
 tab stayed where it was: the steps after it, meant for the page it was going to, are not run,
 and the batch is not ``ok``.
@@ -22,7 +26,7 @@ from pagesight.act.args import ActOptions, check_args
 from pagesight.act.effect import Effect
 from pagesight.act.navigation import normalise_url
 from pagesight.act.perform import ACTIONS
-from pagesight.errors import ActionError, InputError, InvalidOption, OriginNotAllowed
+from pagesight.errors import ActionError, InputError, InvalidOption, PagesightError
 from pagesight.observe.observation import check_times
 
 Status = Literal["done", "failed", "refused", "not_run"]
@@ -52,9 +56,11 @@ class StepResult:
     action: str
     status: Status
     effect: Effect | None = None
-    error: ActionError | OriginNotAllowed | None = None
-    """Why the step failed or was refused: an :class:`ActionError`, or
-    :class:`OriginNotAllowed` for a ``navigate`` step redirected to an origin not allowed."""
+    error: PagesightError | None = None
+    """Why the step failed or was refused, as the step raised it: an :class:`ActionError`
+    (``page_changed`` for a refused step), :class:`OriginNotAllowed` for a ``navigate`` step
+    redirected to an origin not allowed, :class:`NavigationError`, :class:`PageCrashed`, …;
+    its ``reason`` names it."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -77,7 +83,7 @@ class BatchResult:
         lines = []
         for s in self.steps:
             target = f" [{s.element_id}]" if s.element_id is not None else ""
-            detail = f": {s.error}" if s.error else ""
+            detail = f" ({s.error.reason}): {s.error}" if s.error else ""
             if s.effect is not None:
                 detail = f": {', '.join(s.effect.kinds)}"
             lines.append(f"{s.index + 1}. {s.action}{target} {s.status}{detail}")
@@ -160,7 +166,7 @@ async def run_batch(
             continue
         try:
             last = await run(step.element_id, step.action, step.args)
-        except (ActionError, OriginNotAllowed) as exc:
+        except PagesightError as exc:  # the steps before keep their effects: returned, not lost
             results.append(_result(i, step, "failed", error=exc))
             stop = "not_run"
             continue
@@ -187,7 +193,7 @@ def _result(
     status: Status,
     *,
     effect: Effect | None = None,
-    error: ActionError | OriginNotAllowed | None = None,
+    error: PagesightError | None = None,
 ) -> StepResult:
     return StepResult(
         index=index,

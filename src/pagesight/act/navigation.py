@@ -23,6 +23,8 @@ from pagesight.errors import (
 )
 
 WaitUntil = Literal["load", "domcontentloaded", "networkidle", "commit"]
+REDIRECT_LIMIT = 20
+"""Redirects Chromium follows before it fails the navigation (net::ERR_TOO_MANY_REDIRECTS)."""
 _SCHEMES = ("http", "https", "file", "about", "data")
 
 
@@ -77,6 +79,12 @@ async def goto(
     except PlaywrightError as exc:
         if page.is_closed():
             raise PageCrashed(f"the page closed while loading {url}") from exc
+        # Chromium's network error code is the one fact Playwright passes on about the failure.
+        if "net::ERR_TOO_MANY_REDIRECTS" in str(exc):
+            raise NavigationError(
+                f"{url} redirected more than {REDIRECT_LIMIT} times (a redirect loop)",
+                advice="check the URL, or open another",
+            ) from exc
         # Chromium's reason ends with the URL ("net::ERR_NAME_NOT_RESOLVED at URL"), which
         # our message names first already.
         reason = first_line(exc).removesuffix(f" at {url}")

@@ -36,7 +36,7 @@ from pagesight.act.resolve import Resolver
 from pagesight.browser.risk_facts import facts_at, facts_of
 from pagesight.browser.runner import ActionRunner
 from pagesight.browser.services import TabServices
-from pagesight.browser.tab import Tab
+from pagesight.browser.tab import WALK_S, Tab
 from pagesight.cdp import translate
 from pagesight.errors import (
     ActionError,
@@ -226,6 +226,7 @@ class AsyncPage:
             selector="selector" in include,
             focus=focus,
             threshold=dom_empty_threshold,
+            within=timeout,
         )
         # OCR of a large screenshot takes seconds on a slow machine: not the page's fault.
         obs = await self._tab.guarded(reading, timeout + (_OCR_S if mode != "cdp" else 0))
@@ -254,14 +255,19 @@ class AsyncPage:
         selector: bool,
         focus: str | None,
         threshold: int,
+        within: float,
     ) -> Observation:
-        """One observation in ``mode``; ``auto`` decides between the DOM and the screen."""
+        """One observation in ``mode``; ``auto`` decides between the DOM and the screen. The
+        walk tries for ``within`` seconds while the page replaces its document."""
         if mode == "vision":
             # A walk first: it is cheap beside OCR, and names the document the ids belong to.
-            _dom, doc = await self._snapshot("cdp")
+            _dom, doc = await self._snapshot("cdp", within=within)
             return await self._read_screen(document=doc)
         obs, doc = await self._snapshot(
-            "evaluate" if mode == "evaluate" else "cdp", href=href, selector=selector
+            "evaluate" if mode == "evaluate" else "cdp",
+            href=href,
+            selector=selector,
+            within=within,
         )
         if mode == "auto":
             if doc != self._dom_empty_doc:  # a new document starts the count again
@@ -312,9 +318,10 @@ class AsyncPage:
         *,
         href: bool = False,
         selector: bool = False,
+        within: float = WALK_S,
     ) -> tuple[Observation, str]:
         """The page now (no waiting), and the walker token of its main document."""
-        obs, doc, _invalid = await self._walk(mode, href=href, selector=selector)
+        obs, doc, _invalid = await self._walk(mode, href=href, selector=selector, within=within)
         return obs, doc
 
     async def _walk(
@@ -323,11 +330,12 @@ class AsyncPage:
         *,
         href: bool = False,
         selector: bool = False,
+        within: float = WALK_S,
     ) -> tuple[Observation, str, int]:
         """:meth:`_snapshot`, and how many times the browser's own form validation stopped a
         submit in the documents walked (their ``invalid`` events so far)."""
         options = {"href": href, "selector": selector}
-        raw = await self._tab.walk(mode, options)
+        raw = await self._tab.walk(mode, options, within=within)
         tree = passes.collapse(
             build(raw["tree"], doc=raw["doc"], frame=None, id_of=self._tab.ids.id_of)
         )
@@ -724,7 +732,4 @@ class AsyncPage:
 
     async def close(self) -> None:
         """Close the tab (and pagesight's sessions on it)."""
-        await self._tab.detach()
-        if not self._page.is_closed():
-            with translate("closing the page"):
-                await self._page.close()
+        await self._tab.close()

@@ -14,12 +14,14 @@ from collections import OrderedDict
 from collections.abc import Collection, Coroutine
 from typing import Any, TypeVar
 
+from playwright.async_api import Frame
 from playwright.async_api import Page as PlaywrightPage
+from playwright.async_api import TimeoutError as PlaywrightTimeout
 
 from pagesight.browser.runner import guarded
 from pagesight.browser.services import TabServices
 from pagesight.cdp import CdpSession, translate
-from pagesight.errors import BrowserClosed, PageCrashed, ProtocolError
+from pagesight.errors import BrowserClosed, NavigationError, PageCrashed, ProtocolError
 from pagesight.observe.capture import CdpChannel, Channel, EvaluateChannel, Raw, capture
 from pagesight.observe.ids import TabIds
 from pagesight.observe.observation import Mode
@@ -29,6 +31,17 @@ T = TypeVar("T")
 DOCUMENTS_KEPT = 256
 """Documents (pages and frames) a tab keeps the ids of: a page with hundreds of iframes keeps
 its ids, a tab that browses for days does not keep every document's."""
+CLOSE_ASKS = 5
+"""Times a tab is asked to close before :meth:`Tab.close` gives up on it."""
+CLOSE_WAIT_S = 1.0
+"""How long each ask is given: a tab closes in milliseconds once the ask is heard."""
+_AWAY = "data:text/html,"
+"""Where a tab whose close was dropped is sent before it is asked again (see Tab.close)."""
+WALK_S = 10.0
+"""How long a walk keeps trying while the page replaces its document under it."""
+NEW_DOCUMENTS_KEPT_UP = 20
+"""Documents a page may load while being read before it is taken to navigate for ever
+(Chromium follows as many redirects before it gives up on a URL)."""
 
 
 class Tab:
@@ -45,8 +58,14 @@ class Tab:
         self._channels: OrderedDict[str, Channel] = OrderedDict()
         self.ids = TabIds(services.ids)
         """The ids of this tab's documents: all dropped when it closes, even mid-walk."""
+        self._documents = 0  # documents committed in the main frame: a walk sees them replaced
         page.on("crash", self._on_crash)
         page.on("close", self._on_close)
+        page.on("framenavigated", self._on_navigated)
+
+    def _on_navigated(self, frame: Frame) -> None:
+        if frame.parent_frame is None:
+            self._documents += 1
 
     def _on_crash(self, _page: PlaywrightPage) -> None:
         self.crashed = True
@@ -72,8 +91,9 @@ class Tab:
             del self._channels[oldest]
             self.ids.forget(oldest)
 
-    async def walk(self, mode: Mode, options: dict[str, bool]) -> Raw:
-        """The walker's reading of the tab's documents (the main one and its frames)."""
+    async def walk(self, mode: Mode, options: dict[str, bool], *, within: float = WALK_S) -> Raw:
+        """The walker's reading of the tab's documents (the main one and its frames),
+        trying for up to ``within`` seconds while the page replaces its document."""
         shown: set[str] = set()
 
         def walked(document: str, channel: Channel) -> None:
@@ -83,19 +103,46 @@ class Tab:
             self._channels[document] = channel
             self._channels.move_to_end(document)
 
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + within
+        first = self._documents
+        tries = 0
         try:
-            try:
-                return await capture(await self._channel(mode), options, walked)
-            except ProtocolError:
-                # A document replaced mid-walk (a navigation or reload) takes its execution
-                # context with it; once the new document is parsed, one more walk reads it.
-                if self.crashed or self._page.is_closed():
-                    raise
-                with translate("waiting for the new document"):
-                    await self._page.wait_for_load_state("domcontentloaded", timeout=10_000)
-                return await capture(await self._channel(mode), options, walked)
+            while True:
+                before = self._documents
+                try:
+                    return await capture(await self._channel(mode), options, walked)
+                except ProtocolError as exc:
+                    # A document replaced mid-walk (a navigation or reload) takes its execution
+                    # context with it; once the new document is parsed, a walk reads it.
+                    if self.crashed or self._page.is_closed():
+                        raise
+                    await self._next_document(exc, deadline - loop.time(), first)
+                    # A failure with no new document is the walk's own, but for the first:
+                    # its document may have gone before the page said so.
+                    if tries and self._documents == before:
+                        raise
+                    tries += 1
         finally:
             self._forget_past(shown)
+
+    async def _next_document(self, failure: ProtocolError, left: float, first: int) -> None:
+        """Wait for the document that replaced the one a walk failed in, or raise
+        NavigationError for a page that keeps replacing them (a script or a meta refresh
+        reloading it for ever): there is nothing to read there."""
+        loaded = self._documents - first
+        if left > 0 and loaded < NEW_DOCUMENTS_KEPT_UP:
+            # A timeout: a page replacing each document before it is ever parsed.
+            with translate("waiting for the new document"), contextlib.suppress(PlaywrightTimeout):
+                await self._page.wait_for_load_state("domcontentloaded", timeout=left * 1000)
+                return
+        if self._documents == first:  # nothing replaced it: the walk's own failure stands
+            raise failure
+        raise NavigationError(
+            f"{self._page.url} kept loading new documents ({self._documents - first} while it "
+            "was being read): a script or a meta refresh navigates it for ever",
+            advice="open another URL",
+        ) from failure
 
     async def _channel(self, mode: Mode) -> Channel:
         if mode == "evaluate":
@@ -158,11 +205,56 @@ class Tab:
             advice="open a new page",
         )
 
-    async def detach(self) -> None:
-        """End pagesight's DevTools session on the tab, if it has one and the tab answers."""
-        # A crashed or hung renderer may never answer a detach; closing ends its sessions anyway.
-        answers = not (self.crashed or self.unresponsive or self._page.is_closed())
-        if self._cdp is not None and answers:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._cdp.detach(), 5)
-        self._cdp = None
+    async def close(self) -> None:
+        """Close the tab, and see that it closed.
+
+        A close that races the commit of a navigation (a page reloading or redirecting itself
+        for ever) is acknowledged by Chromium, then dropped with the document it was sent to
+        (crbug 536385539; microsoft/playwright#42366), and Playwright's ``close`` waits for
+        the tab's end for ever. Asking again alone does not help: the tab keeps waiting for
+        the old document's answer for as long as it stays in that renderer. So a tab not
+        closed within a second is sent to a page of another origin (a new renderer) and asked
+        again, over pagesight's own DevTools session. A tab that outlives every ask raises
+        :class:`~pagesight.errors.ProtocolError`, within ``CLOSE_ASKS`` seconds or so."""
+        if self._page.is_closed():
+            self._cdp = None
+            return
+        closing = asyncio.ensure_future(self._close_once())
+        closing.add_done_callback(lambda t: t.cancelled() or t.exception())
+        ended = asyncio.ensure_future(self.gone.wait())
+        try:
+            for _ in range(CLOSE_ASKS):
+                await asyncio.wait(
+                    {closing, ended}, timeout=CLOSE_WAIT_S, return_when=asyncio.FIRST_COMPLETED
+                )
+                if closing.done() or self._page.is_closed():
+                    break
+                await self._close_again()
+            else:
+                raise ProtocolError(
+                    f"the tab at {self._page.url} did not close after {CLOSE_ASKS} asks"
+                )
+            if closing.done():
+                closing.result()  # the close's own failure (translated) is the caller's
+        finally:
+            ended.cancel()
+            if not closing.done():  # the tab ended: Playwright's wait for it is done with
+                closing.cancel()
+            self._cdp = None  # its sessions ended with the tab
+
+    async def _close_once(self) -> None:
+        with translate("closing the page"):
+            await self._page.close()
+
+    async def _close_again(self) -> None:
+        """Send the tab to another renderer, then ask Chromium to close it (see :meth:`close`)."""
+        with contextlib.suppress(ProtocolError, PageCrashed, TimeoutError):
+            target = await asyncio.wait_for(self.target_id(), CLOSE_WAIT_S)
+            session = await self.session()
+            # Each bounded: a tab that will not close may not answer either. A tab that
+            # closed on the way (its dropped close heard after all) fails the ask: done.
+            with contextlib.suppress(ProtocolError, PageCrashed, TimeoutError):
+                await asyncio.wait_for(session.send("Page.navigate", {"url": _AWAY}), CLOSE_WAIT_S)
+            await asyncio.wait_for(
+                session.send("Target.closeTarget", {"targetId": target}), CLOSE_WAIT_S
+            )
