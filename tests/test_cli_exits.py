@@ -196,6 +196,28 @@ def test_a_run_going_to_a_server_that_never_answers_ends_in_its_timeout(
     assert said in (out / "run.jsonl").read_text()
 
 
+def test_a_run_s_timeout_bounds_each_action(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # A click whose handler never returns: the action gives up when the page has not answered
+    # for the run's --timeout, not for the action's own 10 s.
+    (tmp_path / "spin.html").write_text(
+        '<h1>Spinner</h1><button onclick="for (;;) {}">Spin</button>'
+    )
+    (tmp_path / "task.steps").write_text("click the Spin button\n")
+    pages = StaticServer(directory=tmp_path)
+    try:
+        args = ("--steps", str(tmp_path / "task.steps"), "--timeout", "2")
+        # A browser of its own: a renderer spinning for ever must not slow the shared one.
+        done = run_cli(
+            monkeypatch, "run", pages.url("spin.html"), *args, "--out", str(tmp_path / "run")
+        )
+    finally:
+        pages.close()
+    assert done.returncode == 1, done.stderr
+    assert "did not answer within 2 s" in _one_line(done.stderr)
+
+
 # --- signals and a driver killed: real processes -----------------------------------------------
 
 

@@ -35,13 +35,29 @@ async def run_step(step: PageStep, session: Session) -> ToolResult:
     return effect_result(effect, session)
 
 
+ACT_WAIT_S = 5.0
+"""Page.act's own wait for the page to be ready before an action."""
+ACT_TIMEOUT_S = 10.0
+"""Page.act's own time for the page to settle after an action."""
+
+
 def load_args(action: str, args: dict[str, Any], session: Session) -> dict[str, Any]:
-    """``args`` of a page step, a load (navigate, back) given the session's time for one
-    unless it names its own: as long as the run said a page may take (``--timeout``), not the
-    library's default, so a server that never answers ends the step in that time."""
+    """``args`` of a page step with the session's times unless it names its own. A load
+    (navigate, back) is given as long as the run said a page may take (``--timeout``), not
+    the library's default, so a server that never answers ends the step in that time; any
+    other action keeps Page.act's own times, cut to ``--timeout`` when that is shorter, so
+    no single action outlasts what the run allows."""
     if action in ("navigate", "back"):
         return {"timeout": session.load_timeout, **args}
-    return args
+    return {**action_times(session), **args}
+
+
+def action_times(session: Session) -> dict[str, float]:
+    """The ``wait`` and ``timeout`` of an action on the session's page (see :func:`load_args`)."""
+    return {
+        "wait": min(ACT_WAIT_S, session.load_timeout),
+        "timeout": min(ACT_TIMEOUT_S, session.load_timeout),
+    }
 
 
 def effect_result(effect: Effect, session: Session) -> ToolResult:

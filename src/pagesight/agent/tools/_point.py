@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pagesight.agent.results import effect_result, error_result
+from pagesight.agent.results import action_times, effect_result, error_result
 from pagesight.agent.session import Session
 from pagesight.agent.tool import ToolResult
 from pagesight.errors import InputError
@@ -27,7 +27,9 @@ async def act_at(
     if refused is not None:
         return ToolResult.failure(refused.reason, session.secrets.mask(refused.message))
     try:
-        effect = await session.page.act_at(action, x, y, to=to, count=count, button=button)
+        effect = await session.page.act_at(
+            action, x, y, to=to, count=count, button=button, **action_times(session)
+        )
     except InputError as exc:  # a point outside the viewport, a bad option
         return error_result(exc, session)
     return effect_result(effect, session)
