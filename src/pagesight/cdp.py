@@ -160,11 +160,13 @@ class ChildTargets:
     Children are attached unflattened: Playwright's connection drops the messages of a
     flattened session it did not make itself, so a child's commands go through
     ``Target.sendMessageToTarget`` and its events come back inside
-    ``Target.receivedMessageFromTarget``, nested once per level. A child waits for its
-    debuggers when it starts (Playwright's own session waits too), so ``commands`` are in
-    before its first request; it is then resumed with ``Runtime.runIfWaitingForDebugger``,
-    so that nothing is left hanging. A child's session ends with it, and all of them with
-    the session they hang from.
+    ``Target.receivedMessageFromTarget``, nested once per level. Each child is told
+    ``commands`` and then resumed (``Runtime.runIfWaitingForDebugger``), so that none is
+    left waiting on us. An out-of-process iframe's document waits for every session that
+    asked it to, so its frame has ``commands`` before its first request; a worker starts
+    once the first of its sessions resumes it, and Playwright's is quicker than ours, so
+    what a worker asks for in its first moment may come before them. A child's session
+    ends with it, and all of them with the session they hang from.
     """
 
     def __init__(
