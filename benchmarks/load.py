@@ -1,11 +1,13 @@
 """Under load: 8 tabs of one browser observed and acted on at once, through the async API.
 
-    .venv/bin/python benchmarks/load.py [--minutes 5] [--tabs 8] [--warmup 120]
+    .venv/bin/python benchmarks/load.py [--minutes 5] [--tabs 8] [--warmup 120] [--poll 1]
 
 Each tab runs its own loop on a task list served over HTTP on 127.0.0.1 (``?tab=N`` names the
 tab in its title, its items and its fields, so a report that reaches the wrong tab shows):
 type a task, add it, mark an earlier one done, every few rounds follow a link to a details
-page and back (a new document each way). Checked as it goes, for every tab:
+page and back (a new document each way). Meanwhile the task page polls the server every
+second (``--poll``; a request a tab every second is a quiet page's traffic, and what a library
+keeps per request shows in its memory). Checked as it goes, for every tab:
 
 * ids: no element id appears in two tabs; each round, ids live in another tab are tried in
   this one (``locate`` and ``act``) and must raise ``StaleElement``; after a navigation, the
@@ -77,6 +79,8 @@ TASKS_PAGE = """<!doctype html><html><head><meta charset="utf-8"><title>Tasks</t
   document.getElementById("heading").textContent = "Tab " + tab + " tasks";
   document.getElementById("details").href = "details.html?tab=" + tab;
   const list = document.getElementById("list");
+  const poll = () => { fetch("poll.json?t=" + Date.now()).then((r) => r.json()); };
+  if (POLL_MS > 0) setInterval(poll, POLL_MS);
   document.getElementById("add").addEventListener("click", () => {
     const field = document.getElementById("new");
     const name = "Tab " + tab + " task " + field.value;
@@ -384,9 +388,11 @@ async def reading(browser: AsyncBrowser, pages: list[AsyncPage]) -> Memory:
     return memory(len(browser.ids))
 
 
-async def main_async(minutes: float, tabs: int, warmup: float) -> None:
+async def main_async(minutes: float, tabs: int, warmup: float, poll: float = 1.0) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        Path(tmp, "tasks.html").write_text(TASKS_PAGE, encoding="utf-8")
+        tasks = TASKS_PAGE.replace("POLL_MS", str(round(poll * 1000)))
+        Path(tmp, "tasks.html").write_text(tasks, encoding="utf-8")
+        Path(tmp, "poll.json").write_text('{"changed": false}', encoding="utf-8")
         Path(tmp, "details.html").write_text(DETAILS_PAGE, encoding="utf-8")
         with serve.serve(Path(tmp)) as base:
             async with await AsyncBrowser.launch(headless=True) as browser:
@@ -479,10 +485,13 @@ def main() -> None:
     parser.add_argument(
         "--warmup", type=float, default=120.0, help="seconds before the first reading (120)"
     )
+    parser.add_argument(
+        "--poll", type=float, default=1.0, help="seconds between a tab's polls (1; 0: none)"
+    )
     args = parser.parse_args()
-    if args.minutes <= 0 or not 1 <= args.tabs <= 255 or args.warmup < 0:
-        parser.error("--minutes must be above 0, --tabs 1 to 255, --warmup 0 or more")
-    asyncio.run(main_async(args.minutes, args.tabs, args.warmup))
+    if args.minutes <= 0 or not 1 <= args.tabs <= 255 or args.warmup < 0 or args.poll < 0:
+        parser.error("--minutes must be above 0, --tabs 1 to 255, --warmup and --poll 0 or more")
+    asyncio.run(main_async(args.minutes, args.tabs, args.warmup, args.poll))
 
 
 if __name__ == "__main__":
