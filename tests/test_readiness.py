@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from conftest import StaticServer
 from pagesight import Browser
 from support import one
@@ -43,4 +45,37 @@ def test_readiness_latches_per_document(browser: Browser, server: StaticServer) 
     page.playwright.goto(server.url("ready-late.html"), wait_until="commit")
     assert page.wait_ready(timeout=10)
     one(page.observe(wait=0), "Download invoices", "button")
+    page.close()
+
+
+@pytest.mark.parametrize("source", ["frame", "worker"])
+def test_a_request_of_a_cross_site_frame_or_a_worker_an_action_starts_is_waited_for(
+    browser: Browser, server: StaticServer, other_origin: StaticServer, source: str
+) -> None:
+    # The frame's (or the worker's) fetch of 1.2 s, then its answer written into this page:
+    # nothing of this document is in flight meanwhile, only the child's own request.
+    page = browser.open(
+        server.url(f"ready-children.html?from={source}&other={other_origin.origin}")
+    )
+    if source == "frame":  # out of process (a session of its own), or this tests nothing
+        page.playwright.context.new_cdp_session(page.playwright.frames[1]).detach()
+    go = one(page.observe(), "Load the feed", "button")
+    effect = page.act(go.id, "click")
+    assert f"{source.title()} feed arrived after 1200 ms" in effect.texts_added, effect.text()
+    assert effect.ready
+    page.close()
+
+
+def test_watching_a_page_s_requests_keeps_none_of_them_in_playwright(
+    browser: Browser, server: StaticServer
+) -> None:
+    # While anything listens to a page's request events, Playwright keeps an object for every
+    # request and response of the page until the page closes: a tab left open grows for ever.
+    page = browser.open(server.url("ready-children.html?from=many&n=40"))
+    obs = page.observe(wait=10)
+    assert obs.ready
+    assert "Fetched 40 times" in obs.text(), obs.text()
+    objects = page.playwright._impl_obj._connection._objects.values()
+    kept = [o for o in objects if type(o).__name__ == "Request" and "/slow?ms=0&" in o.url]
+    assert kept == []
     page.close()

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable, Iterator
+import itertools
+import json
+from collections.abc import Callable, Coroutine, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -17,7 +19,7 @@ from playwright.async_api import BrowserContext, CDPSession
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
 
-from pagesight.errors import PageCrashed, ProtocolError, first_line
+from pagesight.errors import PageCrashed, PagesightError, ProtocolError, first_line
 
 
 @contextmanager
@@ -139,3 +141,121 @@ class CdpSession:
         self._targets.clear()
         with contextlib.suppress(PlaywrightError):  # a target already gone is detached enough
             await self._session.detach()
+
+
+Handler = Callable[[dict[str, Any], str, dict[str, Any]], None]
+"""Told each event of a child target: the target's info (``Target.TargetInfo``), the event's
+method and its params."""
+_AUTO_ATTACH = {"autoAttach": True, "waitForDebuggerOnStart": True, "flatten": False}
+_CHILD_KINDS = frozenset({"iframe", "worker"})
+"""Out-of-process iframes and dedicated workers: the targets whose work is the page's. A
+service or shared worker serves every page of its origin, and the requests it answers for
+this page are the page's own already."""
+
+
+class ChildTargets:
+    """The out-of-process iframes and dedicated workers under a session's target, at any
+    depth: each is told ``commands`` before it runs, and its events go to ``handler``.
+
+    Children are attached unflattened: Playwright's connection drops the messages of a
+    flattened session it did not make itself, so a child's commands go through
+    ``Target.sendMessageToTarget`` and its events come back inside
+    ``Target.receivedMessageFromTarget``, nested once per level. Each child is told
+    ``commands`` and then resumed (``Runtime.runIfWaitingForDebugger``), so that none is
+    left waiting on us. An out-of-process iframe's document waits for every session that
+    asked it to, so its frame has ``commands`` before its first request; a worker starts
+    once the first of its sessions resumes it, and Playwright's is quicker than ours, so
+    what a worker asks for in its first moment may come before them. A child's session
+    ends with it, and all of them with the session they hang from.
+    """
+
+    def __init__(
+        self,
+        session: CdpSession,
+        commands: Sequence[tuple[str, dict[str, Any]]],
+        handler: Handler,
+    ) -> None:
+        self._session = session
+        self._commands = tuple(commands)
+        self._handler = handler
+        self._routes: dict[tuple[str, ...], dict[str, Any]] = {}
+        """The session ids down to each child watched, outermost first: its target's info."""
+        self._ids = itertools.count(1)
+        self._work: set[asyncio.Task[None]] = set()
+
+    async def start(self) -> None:
+        self._session.on("Target.attachedToTarget", self._attached_here)
+        self._session.on("Target.detachedFromTarget", self._detached_here)
+        self._session.on("Target.receivedMessageFromTarget", self._message_here)
+        await self._session.send("Target.setAutoAttach", _AUTO_ATTACH)
+
+    @property
+    def watched(self) -> int:
+        """How many children are watched now."""
+        return len(self._routes)
+
+    def _attached_here(self, params: dict[str, Any]) -> None:
+        self._attached((), params)
+
+    def _detached_here(self, params: dict[str, Any]) -> None:
+        self._detached((), params)
+
+    def _message_here(self, params: dict[str, Any]) -> None:
+        self._received((str(params.get("sessionId", "")),), params.get("message", "{}"))
+
+    def _received(self, route: tuple[str, ...], text: str) -> None:
+        message = json.loads(text)
+        method = message.get("method")
+        if method is None:
+            return  # the answer to one of our commands: nothing waits on it
+        params = message.get("params", {})
+        if method == "Target.receivedMessageFromTarget":
+            inner = (*route, str(params.get("sessionId", "")))
+            self._received(inner, params.get("message", "{}"))
+        elif method == "Target.attachedToTarget":
+            self._attached(route, params)
+        elif method == "Target.detachedFromTarget":
+            self._detached(route, params)
+        elif route in self._routes:
+            self._handler(self._routes[route], method, params)
+
+    def _attached(self, parent: tuple[str, ...], params: dict[str, Any]) -> None:
+        route = (*parent, str(params.get("sessionId", "")))
+        commands: list[tuple[str, dict[str, Any]]] = []
+        info = params.get("targetInfo", {})
+        if info.get("type") in _CHILD_KINDS:
+            self._routes[route] = info
+            commands = [*self._commands, ("Target.setAutoAttach", _AUTO_ATTACH)]
+        commands.append(("Runtime.runIfWaitingForDebugger", {}))
+        self._spawn(self._tell(route, commands))
+
+    def _detached(self, parent: tuple[str, ...], params: dict[str, Any]) -> None:
+        gone = (*parent, str(params.get("sessionId", "")))
+        self._routes = {r: i for r, i in self._routes.items() if r[: len(gone)] != gone}
+
+    async def _tell(
+        self, route: tuple[str, ...], commands: list[tuple[str, dict[str, Any]]]
+    ) -> None:
+        # One message after another: a target handles its messages in order, so the last
+        # (resuming it) comes after the rest, and it has them all before it runs.
+        for method, params in commands:
+            message = json.dumps({"id": next(self._ids), "method": method, "params": params})
+            for inner in reversed(route[1:]):
+                message = json.dumps(
+                    {
+                        "id": next(self._ids),
+                        "method": "Target.sendMessageToTarget",
+                        "params": {"sessionId": inner, "message": message},
+                    }
+                )
+            try:
+                await self._session.send(
+                    "Target.sendMessageToTarget", {"sessionId": route[0], "message": message}
+                )
+            except PagesightError:
+                return  # the child (or the tab) went meanwhile: nothing left to tell
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._work.add(task)
+        task.add_done_callback(self._work.discard)

@@ -67,6 +67,7 @@ async def settle(
     """Wait until the page settles after an action that began at ``since`` and ended at
     ``done`` (monotonic times) on the document whose walker token is ``document``; at most
     ``timeout`` seconds."""
+    await network.started()
     deadline = since + timeout
     while True:
         now = time.monotonic()

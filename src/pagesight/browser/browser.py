@@ -387,7 +387,9 @@ class AsyncBrowser:
                 raise gone from exc
             raise
         await self._fit(pw_page)
-        return self._wrap(pw_page)
+        page = self._wrap(pw_page)
+        await page._network.started()  # its requests are watched before it loads anything
+        return page
 
     def _on_disconnected(self, _browser: PlaywrightBrowser) -> None:
         self._disconnected = True

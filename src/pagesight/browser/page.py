@@ -83,7 +83,7 @@ class AsyncPage:
         self._dialogs: DialogPolicy = services.dialogs
         self._tab = Tab(services, page)
         self._network = NetworkWatch()
-        self._network.attach(page)
+        self._network.watch(self._tab.session)  # on the tab's own session, once first needed
         self._events = PageEvents(policy=lambda: self._dialogs)
         self._events.attach(page)
         self._resolver = Resolver(page, services.ids)

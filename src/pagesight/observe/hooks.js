@@ -38,9 +38,15 @@
   // A timer set by a person's input (within a moment of a trusted event, or by a timer that
   // input set) is that input still being handled: an action waits for it. A page's own
   // ticking timers are not, or a page that polls would hold every action up.
+  // A timer set in a timer's callback takes that timer's cause, whenever it runs: a page's
+  // own beat that fires just after an input (every beat does now and then, and on a busy
+  // machine, whose late timers run in a bunch once the input is handled, often) is still the
+  // page ticking, not the input's doing; judged by the clock, it would count as the input's,
+  // and so would every tick after it, holding the action until it timed out.
   const CAUSE_MS = 20;
   let lastInput = -Infinity;
   let causing = false;
+  let inTimer = false;
   for (const type of ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "keydown", "keyup", "input", "change", "submit"]) {
     addEventListener.call(globalThis, type, (e) => { if (e.isTrusted) lastInput = now(); }, { capture: true });
   }
@@ -72,13 +78,14 @@
   globalThis.setTimeout = function (handler, delay, ...args) {
     const ms = Number(delay) || 0;
     if (typeof handler !== "function" || ms > SHORT_TIMER_MS) return setTimeout_(handler, delay, ...args);
-    const caused = causing || now() - lastInput < CAUSE_MS;
+    const caused = inTimer ? causing : now() - lastInput < CAUSE_MS;
     const chain = chainOf(handler);
     const id = setTimeout_(function () {
       if (shortTimers.delete(id)) { chain.pending -= 1; chain.fired = true; }
-      const was = causing;
+      const was = causing, wasIn = inTimer;
       causing = caused;
-      try { return handler.apply(this, args); } finally { causing = was; }
+      inTimer = true;
+      try { return handler.apply(this, args); } finally { causing = was; inTimer = wasIn; }
     }, delay);
     shortTimers.set(id, { caused, ticking: chain.length >= 2, chain });
     return id;

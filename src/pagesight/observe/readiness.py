@@ -31,6 +31,7 @@ import asyncio
 import contextlib
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -38,8 +39,8 @@ from urllib.parse import urlsplit
 from playwright._impl._errors import TargetClosedError
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import Page as PlaywrightPage
-from playwright.async_api import Request, Response
 
+from pagesight.cdp import CdpSession, ChildTargets
 from pagesight.errors import PageCrashed, PageUnresponsive, ProtocolError, first_line
 
 NETWORK_QUIET_S = 0.5
@@ -56,8 +57,11 @@ DOM_QUIET_MS = 300
 LONG_REQUEST_S = 3.0
 """A request pending longer than this is a long poll or a hung resource, not the page loading."""
 POLL_S = 0.05
-_UNCOUNTED = frozenset({"websocket", "eventsource", "ping"})
-"""Long-lived connections and beacons: a page's own background traffic, whatever their rhythm."""
+_UNCOUNTED = frozenset({"websocket", "eventsource", "ping", "preflight"})
+"""Long-lived connections and beacons: a page's own background traffic, whatever their rhythm
+(and a CORS preflight, which its request outlasts)."""
+_NETWORK = {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}
+"""Network events only: no response bodies kept for this session to ask for."""
 STEADY = 0.35
 """Two intervals between requests to one endpoint are steady when they differ by at most this
 share of the longer: a timer's beat, with the jitter of a busy machine."""
@@ -101,6 +105,7 @@ class _Call:
 
     endpoint: str
     started: float
+    url: str = ""
     ended: float | None = None
     answered: float | None = None
     """When its response's headers came: a page that never reads a poll's body (a bare
@@ -127,10 +132,10 @@ class _Call:
         return not (self.fetch and self.answered is not None and now - self.answered >= UNREAD_S)
 
 
-def endpoint(request: Request) -> str:
+def endpoint(method: str, url: str) -> str:
     """What a poll repeats: the method and the URL without its query (and fragment)."""
-    url = urlsplit(request.url)
-    return f"{request.method} {url.scheme}://{url.netloc}{url.path}"
+    parts = urlsplit(url)
+    return f"{method} {parts.scheme}://{parts.netloc}{parts.path}"
 
 
 def _polls(
@@ -150,56 +155,142 @@ def _polls(
 
 @dataclass
 class NetworkWatch:
-    """The page's requests, as Playwright reports them: traffic that counts, or the page's own
-    background traffic (see the module's docstring), each poll known once it is answered."""
+    """The page's requests, as Chromium reports them to a DevTools session of ours (the tab's
+    own, and through it each out-of-process iframe and dedicated worker of the tab): traffic
+    that counts, or the page's own background traffic (see the module's docstring), each
+    poll known once it is answered.
 
-    pending: dict[Request, _Call] = field(default_factory=dict)
-    navigations: set[Request] = field(default_factory=set)
+    Playwright's own request events are not listened to: while anything listens, Playwright
+    keeps every request and response object of the page, thousands of them, for as long as
+    the page lives. Only the last few requests are remembered here."""
+
+    pending: dict[str, _Call] = field(default_factory=dict)
+    """Requests in flight, by their DevTools request id."""
+    navigations: set[str] = field(default_factory=set)
     """Main-frame navigation requests in flight (a click on a link, before its page commits)."""
     _finished: deque[_Call] = field(default_factory=deque)
     _floor: float = field(default_factory=time.monotonic)
     """The latest activity that counts among requests no longer remembered (at first: now)."""
     _by_endpoint: dict[str, tuple[_Call, ...]] = field(default_factory=dict)
     """The last two requests answered from each endpoint, oldest first."""
-    _page: PlaywrightPage | None = None
+    _main_frame: str | None = None
+    _children: ChildTargets | None = None
+    _source: Callable[[], Awaitable[CdpSession]] | None = None
+    _starting: asyncio.Future[None] | None = None
 
-    def attach(self, page: PlaywrightPage) -> None:
-        self._page = page
-        page.on("request", self._started)
-        page.on("response", self._answered)
-        page.on("requestfinished", self._ended)
-        page.on("requestfailed", self._ended)
+    def watch(self, session: Callable[[], Awaitable[CdpSession]]) -> None:
+        """Watch the tab whose own DevTools session ``session()`` gives, from the first
+        :meth:`started` on."""
+        self._source = session
 
-    def _started(self, request: Request) -> None:
-        if request.resource_type in _UNCOUNTED:
+    async def started(self) -> None:
+        """Listening from now on: the first call attaches (the tab's opener calls it before
+        the tab loads anything; every look at readiness, in case it did not)."""
+        if self._source is None:
             return
+        failed = (
+            self._starting is not None
+            and self._starting.done()
+            and (self._starting.cancelled() or self._starting.exception() is not None)
+        )
+        if self._starting is None or failed:
+            self._starting = asyncio.ensure_future(self._attach(self._source))
+        await asyncio.shield(self._starting)
+
+    async def _attach(self, source: Callable[[], Awaitable[CdpSession]]) -> None:
+        await self.attach(await source())
+
+    async def attach(self, session: CdpSession) -> None:
+        """Listen on ``session`` (the tab's own) and on every child target under it."""
+        info = await session.send("Target.getTargetInfo")
+        self._main_frame = str(info["targetInfo"]["targetId"])  # a tab's main frame id
+        session.on("Network.requestWillBeSent", self._started_here)
+        session.on("Network.responseReceived", self._answered)
+        session.on("Network.loadingFinished", self._ended)
+        session.on("Network.loadingFailed", self._ended)
+        self._children = ChildTargets(session, [("Network.enable", _NETWORK)], self._child_event)
+        await session.send("Network.enable", _NETWORK)
+        await self._children.start()
+
+    @property
+    def children(self) -> int:
+        """How many out-of-process iframes and workers of the tab are watched now."""
+        return 0 if self._children is None else self._children.watched
+
+    def _child_event(self, target: dict[str, Any], method: str, params: dict[str, Any]) -> None:
+        if method == "Inspector.workerScriptLoaded":
+            # A worker's script is fetched for the page, and its end told to the worker's
+            # session: one Playwright resumed before ours listened has it still in flight.
+            url = target.get("url")
+            for key in [k for k, call in self.pending.items() if call.url == url]:
+                self._ended({"requestId": key})
+        elif method == "Network.requestWillBeSent":
+            self._started(params, own=False)
+        elif method == "Network.responseReceived":
+            self._answered(params)
+        elif method in ("Network.loadingFinished", "Network.loadingFailed"):
+            self._ended(params)
+
+    def _started_here(self, params: dict[str, Any]) -> None:
+        self._started(params, own=True)
+
+    def _started(self, params: dict[str, Any], *, own: bool) -> None:
+        key = str(params.get("requestId", ""))
+        if params.get("redirectResponse") is not None:
+            self._ended(params)  # the request before the redirect: the next one starts now
+        request = params.get("request", {})
+        url = str(request.get("url", ""))
+        kind = str(params.get("type", "Other")).lower()
+        if kind in _UNCOUNTED or url.startswith("data:"):
+            return  # a data: URL is no traffic, and a preflight is its request's own
         now = time.monotonic()
         call = _Call(
-            endpoint=endpoint(request), started=now, fetch=request.resource_type == "fetch"
+            endpoint=endpoint(str(request.get("method", "GET")), url),
+            started=now,
+            url=url,
+            fetch=kind == "fetch",
         )
         if len(self.pending) >= _KEPT:
             # Requests that will never end for us (a body never read, a hung long poll).
             for gone in [r for r, c in self.pending.items() if not c.in_flight(now)]:
                 self._forget(self.pending.pop(gone))
-        self.pending[request] = call
-        # Only navigation requests are sure to have a frame (a service worker's have none).
-        page = self._page
+        self.pending[key] = call
         if (
-            request.is_navigation_request()
-            and page is not None
-            and request.frame == page.main_frame
+            own
+            and kind == "document"
+            and key == params.get("loaderId")
+            and params.get("frameId") == self._main_frame
         ):
-            self.navigations.add(request)
+            self.navigations.add(key)
 
-    def _answered(self, response: Response) -> None:
-        call = self.pending.get(response.request)
-        if call is None or call.answered is not None:
+    def _answered(self, params: dict[str, Any]) -> None:
+        key = str(params.get("requestId", ""))
+        call = self.pending.get(key)
+        if call is None:
+            # Begun before we listened: a worker's first request, when Playwright resumed
+            # the worker before our session was told to listen (the first to resume a
+            # worker starts it), or one begun before the tab was watched. It counts from
+            # now, as answered now.
+            response = params.get("response", {})
+            self._started(
+                {
+                    "requestId": key,
+                    "type": params.get("type"),
+                    "request": {"url": response.get("url", ""), "method": "GET"},
+                },
+                own=False,
+            )
+            call = self.pending.get(key)
+            if call is None:
+                return  # not traffic that counts
+        if call.answered is not None:
             return
         call.answered = time.monotonic()
-        timing = response.request.timing
-        if timing["startTime"] <= 0 or timing["responseStart"] < 0:
+        timing = params.get("response", {}).get("timing") or {}
+        start, headers = timing.get("requestTime", 0), timing.get("receiveHeadersEnd", -1)
+        if start <= 0 or headers < 0:
             return  # not timed (a response from a service worker's cache, say): no beat
-        call.beat = (timing["startTime"], timing["responseStart"])
+        call.beat = (start * 1000, headers)
         earlier = self._by_endpoint.pop(call.endpoint, ())
         beats = [c.beat for c in earlier if c.beat is not None]
         if len(beats) == 2 and _polls(beats[0], beats[1], call.beat):
@@ -209,18 +300,21 @@ class NetworkWatch:
         if len(self._by_endpoint) > _ENDPOINTS_KEPT:
             del self._by_endpoint[next(iter(self._by_endpoint))]
 
-    def _ended(self, request: Request) -> None:
-        self.navigations.discard(request)
-        call = self.pending.pop(request, None)
+    def _ended(self, params: dict[str, Any]) -> None:
+        key = str(params.get("requestId", ""))
+        self.navigations.discard(key)
+        call = self.pending.pop(key, None)
         if call is None:
             return
         call.ended = time.monotonic()
         if call.answered is None:
             call.answered = call.ended  # it failed, or its answer came with no response event
-        end = request.timing["responseEnd"]
-        if call.beat is not None and end >= 0:
+        timestamp = params.get("timestamp")
+        if call.beat is not None and isinstance(timestamp, int | float):
             # Answered once its body is in, not its headers: a load asking for the next page
             # once the last arrived, from a server that streams, is no poll answered at once.
+            # (The event's time is on the clock of the answer's timing, in seconds.)
+            end = timestamp * 1000 - call.beat[0]
             call.beat = (call.beat[0], max(call.beat[1], end))
         self._finished.append(call)
         if len(self._finished) > _KEPT:
@@ -361,6 +455,7 @@ async def wait_ready(
     A page that does not answer a look within ``answer_within`` seconds raises
     :class:`~pagesight.errors.PageUnresponsive`.
     """
+    await network.started()
     deadline = time.monotonic() + timeout
     while True:
         ready, waited, left = await _look(page, network, answer_within)
