@@ -77,6 +77,9 @@ def test_a_tab_forgets_the_ids_of_documents_it_left_long_ago_and_keeps_its_own(
     assert ids.locate(first.elements[0].id) is None  # forgotten, not merely stale
     with pytest.raises(StaleElement, match="no element"):
         busy.locate(first.elements[0].id)
+    # Acting on it says what became of it: not "never shown", but left a while ago.
+    with pytest.raises(StaleElement, match="on a page this tab left a while ago"):
+        busy.act(first.elements[0].id, "click")
     assert ids.locate(latest.elements[0].id) is not None
     assert len(set(sizes)) == 1, sizes  # six more documents, no more ids kept
     assert idle.locate(idle_edit).backend_node_id  # the idle tab's ids still resolve

@@ -68,6 +68,12 @@ class Resolver:
             raise gone
         ref = self._ids.locate(element_id)
         if ref is None:
+            if self._ids.given(element_id):  # its document forgotten, long left (DOCUMENTS_KEPT)
+                raise StaleElement(
+                    f"element [{element_id}] was on a page this tab left a while ago; "
+                    "observe again",
+                    element_id=element_id,
+                )
             raise StaleElement(
                 f"no element [{element_id}] was ever shown on this page; observe first",
                 element_id=element_id,

@@ -28,9 +28,12 @@ from pagesight.observe.observation import Mode
 from pagesight.observe.readiness import stops_answering
 
 T = TypeVar("T")
-DOCUMENTS_KEPT = 256
-"""Documents (pages and frames) a tab keeps the ids of: a page with hundreds of iframes keeps
-its ids, a tab that browses for days does not keep every document's."""
+DOCUMENTS_KEPT = 32
+"""Documents (pages and frames) a tab keeps the ids of: every one its latest reading showed
+(a page with hundreds of iframes keeps its ids), and the latest it left, up to this many in
+all — enough for going back and forth through a task's pages (a page restored from the
+back-forward cache keeps its ids), few enough that a tab browsing all day holds its ids
+level within minutes, not after thousands of documents."""
 CLOSE_ASKS = 5
 """Times a tab is asked to close before :meth:`Tab.close` gives up on it."""
 CLOSE_WAIT_S = 1.0

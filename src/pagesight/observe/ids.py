@@ -53,6 +53,10 @@ class IdRegistry:
         for element_id in self._ids.pop(document, {}).values():
             del self._refs[element_id]
 
+    def given(self, element_id: int) -> bool:
+        """Whether this session gave ``element_id`` out (resolving still, or forgotten)."""
+        return 0 < element_id < self._next
+
     def __len__(self) -> int:
         """How many ids resolve."""
         return len(self._refs)
