@@ -196,6 +196,38 @@ def test_a_run_going_to_a_server_that_never_answers_ends_in_its_timeout(
     assert said in (out / "run.jsonl").read_text()
 
 
+def test_a_click_whose_navigation_the_server_never_answers_fails_its_step(
+    monkeypatch: pytest.MonkeyPatch, browser: Browser, silent_port: int, tmp_path: Path
+) -> None:
+    # A link to a server that never answers: the click's step fails within the run's
+    # --timeout, naming the server (not "a script may be keeping it busy", after 22 s).
+    report = f"http://127.0.0.1:{silent_port}/report"
+    (tmp_path / "home.html").write_text(f'<h1>Home</h1><a href="{report}">Report</a>')
+    (tmp_path / "task.steps").write_text("click the Report link\n")
+    pages = StaticServer(directory=tmp_path)
+    try:
+        args = ("--steps", str(tmp_path / "task.steps"), "--timeout", "2")
+        out = tmp_path / "run"
+        done = run_cli(
+            monkeypatch,
+            "run",
+            pages.url("home.html"),
+            *args,
+            "--out",
+            str(out),
+            "--cdp-url",
+            browser.cdp_url,
+        )
+    finally:
+        pages.close()
+    assert done.returncode == 3, done.stderr
+    said = (
+        f"the server at http://127.0.0.1:{silent_port} did not answer /report within 2 s "
+        "(waited for the response to the navigation)"
+    )
+    assert said in done.stdout and done.stderr == ""
+
+
 def test_a_run_s_timeout_bounds_each_action(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

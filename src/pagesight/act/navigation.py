@@ -73,7 +73,7 @@ async def goto(
         # Chromium keeps a navigation waiting on its server for minutes, and while it
         # waits the tab answers no script: every look at it afterwards would time out too,
         # blamed on the page. Stopped, the tab answers at once, from the document it had.
-        await _stop_loading(page)
+        await stop_loading(page)
         waited = asked[-1] if asked else None
         raise NavigationError(_unanswered(waited, url, timeout, waited in answered)) from exc
     except PlaywrightError as exc:
@@ -109,16 +109,21 @@ def _unanswered(waited: Request | None, url: str, timeout: float, answered: bool
             f"{target} did not load within {timeout:g} s (its server answered, but the "
             "page never replaced the one before it)"
         )
+    return server_silent(target, timeout)
+
+
+def server_silent(target: str, timeout: float) -> str:
+    """What to say of a navigation to ``target`` that its server never answered."""
     parts = urlsplit(target)
     where = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     server = f"{parts.scheme}://{parts.netloc}" if parts.netloc else target
     return (
-        f"the server at {server} did not answer {where} within {timeout:g} s "
+        f"the server at {server} did not answer {where} within {round(timeout, 1):g} s "
         "(waited for the response to the navigation)"
     )
 
 
-async def _stop_loading(page: PlaywrightPage) -> None:
+async def stop_loading(page: PlaywrightPage) -> None:
     """Stop the tab's pending navigation (as the Stop button does); a tab gone meanwhile has
     nothing to stop."""
     with contextlib.suppress(PlaywrightError):

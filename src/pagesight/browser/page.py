@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Coroutine, Iterable, Sequence
 from dataclasses import replace
 from typing import Any, Unpack
 
@@ -21,7 +21,7 @@ from pagesight.act.events import (
     DialogPolicy,
     PageEvents,
 )
-from pagesight.act.navigation import normalise_url
+from pagesight.act.navigation import normalise_url, server_silent, stop_loading
 from pagesight.act.perform import (
     POINTER_ACTIONS,
     Performed,
@@ -41,6 +41,7 @@ from pagesight.cdp import translate
 from pagesight.errors import (
     ActionError,
     InvalidOption,
+    NavigationError,
     PageCrashed,
     PageUnresponsive,
     ProtocolError,
@@ -511,7 +512,7 @@ class AsyncPage:
         work = self._act(element_id, action, args, wait=wait, timeout=timeout)
         # A download started by the action is waited for too (see save_downloads).
         allowed = wait + 2 * timeout + _SLACK_S + DOWNLOAD_TIMEOUT_S
-        return self._last_read(await self._tab.guarded(work, allowed, answer_within=timeout))
+        return self._last_read(await self._answered(work, allowed, timeout))
 
     async def act_at(
         self,
@@ -550,7 +551,23 @@ class AsyncPage:
             kind, point, end, args, wait=wait, timeout=timeout, screen=screen
         )
         allowed = wait + 2 * timeout + _SLACK_S + DOWNLOAD_TIMEOUT_S + (_OCR_S if screen else 0)
-        return self._last_read(await self._tab.guarded(work, allowed, answer_within=timeout))
+        return self._last_read(await self._answered(work, allowed, timeout))
+
+    async def _answered(
+        self, work: Coroutine[Any, Any, Effect], allowed: float, timeout: float
+    ) -> Effect:
+        """An action's ``work``, guarded as every call on the page is. A page that stopped
+        answering while a navigation the action started waits on its server is not busy with
+        a script: Chromium holds the tab's scripts until the server answers. That navigation is
+        stopped (the tab answers again, from the page it had) and said to be the server's."""
+        try:
+            return await self._tab.guarded(work, allowed, answer_within=timeout)
+        except PageUnresponsive as exc:
+            waited = self._network.unanswered_navigation()
+            if waited is None:
+                raise
+            await stop_loading(self._page)
+            raise NavigationError(server_silent(waited, timeout)) from exc
 
     def _last_read(self, effect: Effect) -> Effect:
         """``effect``, noting how the page after it was read: an action's Effect is a reading

@@ -212,6 +212,15 @@ class NetworkWatch:
         await session.send("Network.enable", _NETWORK)
         await self._children.start()
 
+    def unanswered_navigation(self) -> str | None:
+        """The URL of a main-frame navigation in flight that its server has not answered yet
+        (a link clicked to a server that never answers), if any."""
+        for key in self.navigations:
+            call = self.pending.get(key)
+            if call is not None and call.answered is None:
+                return call.url
+        return None
+
     @property
     def children(self) -> int:
         """How many out-of-process iframes and workers of the tab are watched now."""
