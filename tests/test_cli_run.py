@@ -222,10 +222,12 @@ def test_a_run_terminated_mid_step_leaves_its_temporary_folder_empty(
     out = tmp_path / "run"
     proc = _start(page, "--steps", str(steps), "--out", str(out), env={"TMPDIR": str(short_tmp)})
     assert proc.stdout is not None
-    first = proc.stdout.readline()  # readiness: a step done, so its browser runs
-    assert 'expect "Alice Chen"  ok' in first, first
-    proc.send_signal(signal.SIGTERM)  # while it waits for the text
-    _finish(proc)  # its exit code is the command's to choose; what it left is checked here
+    try:
+        first = proc.stdout.readline()  # readiness: a step done, so its browser runs
+        assert first.rstrip().endswith("ok") and 'expect "Alice Chen"' in first, first
+        proc.send_signal(signal.SIGTERM)  # while it waits for the text
+    finally:
+        _finish(proc)  # its exit code is the command's to choose; what it left is checked here
     assert _left_in(short_tmp) == []
 
 

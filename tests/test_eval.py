@@ -163,7 +163,7 @@ def test_a_task_past_its_deadline_is_ended_with_its_app(
         (
             '[[tasks]]\nid = "a"\nstart = "https://a.test/"\ngoal = "g"\n'
             '[[tasks.checks]]\nstop_reason = "don"\n',
-            "task 'a': checks[0]: stop_reason is one of done, max_steps,",
+            "task 'a': checks[0]: stop_reason is one of done, unproven, max_steps,",
         ),
         (
             '[[tasks]]\nid = "a"\nstart = "https://a.test/"\ngoal = "g"\n'

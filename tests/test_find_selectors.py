@@ -25,6 +25,8 @@ NOTHING_TO_ACT_ON = {
     "article-plain.html",
     "canvas-fallback.html",
     "ready-pages.html",  # a catalogue to read, loaded page by page
+    "save-status.html",  # a status line for expect to read
+    "secret-shown-frame.html",  # framed text only (secret-shown.html holds it)
     "text-injection.html",  # an article whose text tries to end the untrusted-content block
     "unseen-text.html",  # text only, some of it unseen on purpose
     "inject-frame.html",  # framed text only (inject-shop.html holds it)
