@@ -90,6 +90,14 @@ class PageEvents:
         page.on("dialog", self._on_dialog)
         page.on("download", self._on_download)
         page.on("popup", self._on_popup)
+        page.once("close", self._detach)
+
+    def _detach(self, page: PlaywrightPage) -> None:
+        # Playwright keeps a closed page (and so its listeners) until its context closes:
+        # listening on, these would keep the tab that made them, and all it holds.
+        page.remove_listener("dialog", self._on_dialog)
+        page.remove_listener("download", self._on_download)
+        page.remove_listener("popup", self._on_popup)
 
     # Playwright tags each handler with an attribute: it must be a function of ours, not a
     # bound builtin such as ``list.append``.

@@ -34,10 +34,11 @@ DOCUMENTS_KEPT = 32
 all — enough for going back and forth through a task's pages (a page restored from the
 back-forward cache keeps its ids), few enough that a tab browsing all day holds its ids
 level within minutes, not after thousands of documents."""
-CLOSE_ASKS = 5
+CLOSE_ASKS = 6
 """Times a tab is asked to close before :meth:`Tab.close` gives up on it."""
 CLOSE_WAIT_S = 1.0
-"""How long each ask is given: a tab closes in milliseconds once the ask is heard."""
+"""How long the first ask is given (a tab closes in milliseconds once the ask is heard), and
+each later one a second more: a machine so busy that an ask takes longer gets the time."""
 _AWAY = "data:text/html,"
 """Where a tab whose close was dropped is sent before it is asked again (see Tab.close)."""
 WALK_S = 10.0
@@ -218,7 +219,8 @@ class Tab:
         the old document's answer for as long as it stays in that renderer. So a tab not
         closed within a second is sent to a page of another origin (a new renderer) and asked
         again, over pagesight's own DevTools session. A tab that outlives every ask raises
-        :class:`~pagesight.errors.ProtocolError`, within ``CLOSE_ASKS`` seconds or so."""
+        :class:`~pagesight.errors.ProtocolError`, after about 20 s (``CLOSE_ASKS`` asks, each
+        given a second more than the one before)."""
         if self._page.is_closed():
             self._cdp = None
             return
@@ -226,13 +228,14 @@ class Tab:
         closing.add_done_callback(lambda t: t.cancelled() or t.exception())
         ended = asyncio.ensure_future(self.gone.wait())
         try:
-            for _ in range(CLOSE_ASKS):
+            for ask in range(1, CLOSE_ASKS + 1):
+                patience = CLOSE_WAIT_S * ask
                 await asyncio.wait(
-                    {closing, ended}, timeout=CLOSE_WAIT_S, return_when=asyncio.FIRST_COMPLETED
+                    {closing, ended}, timeout=patience, return_when=asyncio.FIRST_COMPLETED
                 )
                 if closing.done() or self._page.is_closed():
                     break
-                await self._close_again()
+                await self._close_again(patience)
             else:
                 raise ProtocolError(
                     f"the tab at {self._page.url} did not close after {CLOSE_ASKS} asks"
@@ -249,15 +252,15 @@ class Tab:
         with translate("closing the page"):
             await self._page.close()
 
-    async def _close_again(self) -> None:
+    async def _close_again(self, patience: float) -> None:
         """Send the tab to another renderer, then ask Chromium to close it (see :meth:`close`)."""
         with contextlib.suppress(ProtocolError, PageCrashed, TimeoutError):
-            target = await asyncio.wait_for(self.target_id(), CLOSE_WAIT_S)
+            target = await asyncio.wait_for(self.target_id(), patience)
             session = await self.session()
             # Each bounded: a tab that will not close may not answer either. A tab that
             # closed on the way (its dropped close heard after all) fails the ask: done.
             with contextlib.suppress(ProtocolError, PageCrashed, TimeoutError):
-                await asyncio.wait_for(session.send("Page.navigate", {"url": _AWAY}), CLOSE_WAIT_S)
+                await asyncio.wait_for(session.send("Page.navigate", {"url": _AWAY}), patience)
             await asyncio.wait_for(
-                session.send("Target.closeTarget", {"targetId": target}), CLOSE_WAIT_S
+                session.send("Target.closeTarget", {"targetId": target}), patience
             )
