@@ -413,7 +413,18 @@ def test_a_submit_the_browser_stopped_fails_its_step_unless_a_later_expect_shows
         r'"Email": "Please fill out this field."; \[\d+\] spinbutton "Age": ',
         result.message,
     ), result.message
-    # A later expect that holds shows the goal reached anyway: the run is done.
+    # A later expect that holds on what the page showed already before the stopped submit
+    # (the heading, the button) shows nothing reached: the blocked step fails.
     script = 'click the Create account button\nexpect "Create account"\n'
+    result = _ran(browser, server, script, tmp_path / "same", "form-validation.html")
+    assert result.stop_reason == "step_failed", result.message
+    assert result.message.startswith("line 1: click the Create account button: the browser's")
+    assert result.message.endswith("the expects after it saw only what the page showed before it")
+    # One that holds on what changed since shows the goal reached anyway: the run is done.
+    script = (
+        "click the Create account button\n"
+        'type "ada@example.com" into the Email field\n'
+        'expect the Email field to be "ada@example.com"\n'
+    )
     result = _ran(browser, server, script, tmp_path / "yes", "form-validation.html")
     assert result.stop_reason == "done", result.message

@@ -68,6 +68,15 @@ _ACCEPTS: dict[str, frozenset[str] | None] = {
 }
 
 
+@dataclass(frozen=True)
+class _Blocked:
+    """A blocked step, in words, and the page its round started from."""
+
+    step: Step
+    message: str
+    page: Observation
+
+
 @dataclass(frozen=True, kw_only=True)
 class _Planned:
     index: int
@@ -111,10 +120,12 @@ class StepsPlanner:
         self._batch = batch
         self._cursor = 0
         self._issued: list[_Planned] = []
+        self._issued_on: Observation | None = None
+        """The page the round issued last was planned on."""
         self._healed: dict[tuple[int, str], dict[str, Any]] = {}
-        self._unproven: list[str] = []
-        """Steps that were blocked (``form_invalid``, ``refused``), each a message, waiting
-        for a later ``expect`` to show the goal was reached anyway."""
+        self._unproven: list[_Blocked] = []
+        """Steps that were blocked (``form_invalid``, ``refused``), waiting for a later
+        ``expect`` to show the goal was reached anyway."""
 
     @classmethod
     def from_text(cls, text: str, *, source: str = "<text>", **options: Any) -> StepsPlanner:
@@ -211,12 +222,14 @@ class StepsPlanner:
                     }
                 if ok:
                     if step.kind in EXPECTS:
-                        self._unproven = []  # the goal was reached after all
+                        # The goal was reached after all, unless the page before the blocked
+                        # step already held what this expect saw: then it shows no change.
+                        self._unproven = [b for b in self._unproven if _check(step, b.page)[0]]
                     self._cursor += 1
                     continue
                 if step.kind != "wait_for":
                     message = record["message"] + "".join(
-                        f"; before it, {m}" for m in self._unproven
+                        f"; before it, {b.message}" for b in self._unproven
                     )
                     return self._stop("expect_failed", step, message, checks)
                 planned.append(self._wait(step))
@@ -224,6 +237,8 @@ class StepsPlanner:
             if step.kind == "done":
                 if planned:  # the round before it runs first, and is checked
                     break
+                if self._unproven:
+                    return self._unshown(checks)
                 raw = {"planner": "steps", "checks": checks, "steps": []}
                 self._cursor = len(self.steps)
                 return Done(label=step.text, answer=step.value, raw=raw)
@@ -239,9 +254,11 @@ class StepsPlanner:
             self._cursor += 1
             if item.navigates or not self._batch:
                 break
-        self._issued = planned
+        self._issued, self._issued_on = planned, obs
         raw = {"planner": "steps", "checks": checks, "steps": [p.record for p in planned]}
         if not planned:
+            if self._unproven:
+                return self._unshown(checks)
             return Done(label="every step ran", raw=raw)
         label = "; ".join(p.step.text for p in planned)
         if len(planned) == 1:
@@ -363,6 +380,7 @@ class StepsPlanner:
         """The round issued last, through each step's Effect: a stop, or None to go on (with
         the cursor moved back to a step that must be resolved again)."""
         issued, self._issued = self._issued, []
+        before = self._issued_on if self._issued_on is not None else state.observation
         if not state.history or not state.history[-1].calls:
             return None
         call = state.history[-1].calls[0]
@@ -370,7 +388,7 @@ class StepsPlanner:
             planned = issued[0]
             why = blocked(call.value)
             if why is not None:  # a refused origin is an error too: the rule for both
-                return self._blocked(planned, _with_policy(why, call.error))
+                return self._blocked(planned, _with_policy(why, call.error), before)
             if call.error is not None:
                 reason: PlannerStop = "expect_failed" if call.tool == "wait_for" else "step_failed"
                 message = f"line {planned.step.line}: {planned.step.text}: {call.error.message}"
@@ -400,7 +418,7 @@ class StepsPlanner:
             effect = result.get("effect") or {}
             why = blocked(effect)
             stopped = (
-                self._blocked(planned, _with_policy(why, call.error))
+                self._blocked(planned, _with_policy(why, call.error), before)
                 if why is not None
                 else self._no_op(planned, effect.get("kinds", ()))
             )
@@ -408,15 +426,23 @@ class StepsPlanner:
                 return stopped
         return None
 
-    def _blocked(self, planned: _Planned, why: str) -> Stop | None:
+    def _blocked(self, planned: _Planned, why: str, page: Observation) -> Stop | None:
         """A step whose action was blocked (its submit stopped by the browser's validation,
         where it led refused) fails, unless an ``expect`` later in the script may yet show
-        the goal reached anyway: then that expect decides (and says this if it fails)."""
+        the goal reached anyway: then that expect decides (and says this if it fails) — if
+        what it sees was not on the ``page`` its round started from already."""
         message = f"line {planned.step.line}: {planned.step.text}: {why}"
         if any(s.kind in EXPECTS for s in self.steps[planned.index + 1 :]):
-            self._unproven.append(message)
+            self._unproven.append(_Blocked(planned.step, message, page))
             return None
         return self._stop("step_failed", planned.step, message, [])
+
+    def _unshown(self, checks: list[dict[str, Any]]) -> Stop:
+        """The script ran out with a blocked step that no later expect showed made good:
+        each one that held saw what the page already showed before the step."""
+        first = self._unproven[0]
+        message = f"{first.message}; the expects after it saw only what the page showed before it"
+        return self._stop("step_failed", first.step, message, checks)
 
     def _no_op(self, planned: _Planned, kinds: Sequence[str]) -> Stop | None:
         if planned.step.kind != "click" or list(kinds) != ["no_op"]:
