@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -63,3 +64,15 @@ def run_cli(
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
     return Done(returncode=code, stdout=out.getvalue(), stderr=err.getvalue())
+
+
+def finish(proc: subprocess.Popen[str]) -> tuple[int, str, str]:
+    """Wait for a ``pagesight`` subprocess (two minutes at most, then it is killed and the
+    test fails): its exit code, stdout and stderr."""
+    try:
+        out, err = proc.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"pagesight did not end: {proc.args!r}\n{err}")
+    return proc.returncode, out, err

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_support import run_cli
+from cli_support import finish, run_cli
 from conftest import StaticServer
 from pagesight import Browser
 
@@ -290,16 +290,6 @@ def _alive(pid: int, cmdline: str) -> bool:
     return now == cmdline and stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
-def _finish(proc: subprocess.Popen[str]) -> tuple[int, str, str]:
-    try:
-        out, err = proc.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-        pytest.fail(f"pagesight did not end: {proc.args!r}\n{err}")
-    return proc.returncode, out, err
-
-
 @pytest.fixture
 def stalled_run(
     server: StaticServer, silent_port: int, tmp_path: Path
@@ -334,7 +324,7 @@ def test_sigterm_ends_a_run_with_143_its_records_kept_and_its_browser_gone(
 ) -> None:
     proc, out, children = stalled_run
     proc.send_signal(signal.SIGTERM)
-    code, _, err = _finish(proc)
+    code, _, err = finish(proc)
     assert code == 143, err
     assert _one_line(err) == "pagesight: terminated (SIGTERM)"
     _check_ended_cleanly(out, children)
@@ -347,7 +337,7 @@ def test_a_killed_playwright_driver_ends_a_run_in_one_line(
     drivers = [pid for pid, cmd in children.items() if "run-driver" in cmd]
     assert len(drivers) == 1, children
     os.kill(drivers[0], signal.SIGKILL)
-    code, _, err = _finish(proc)
+    code, _, err = finish(proc)
     assert code == 1, err
     assert "Playwright's driver" in _one_line(err)  # was four lines, the last Playwright's
     _check_ended_cleanly(out, children)
@@ -360,7 +350,7 @@ def test_ctrl_c_while_observe_starts_its_browser_leaves_none(silent_port: int) -
         time.sleep(0.02)
         children = _children(proc.pid)  # interrupted as soon as its Chromium is there
     proc.send_signal(signal.SIGINT)
-    code, out, err = _finish(proc)
+    code, out, err = finish(proc)
     assert (code, out) == (130, ""), err
     assert _one_line(err) == "pagesight: interrupted"
     assert not [pid for pid, cmd in children.items() if _alive(pid, cmd)]  # Chromium too

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from cli_support import MODEL_ENV, Done, run_cli
+from cli_support import MODEL_ENV, Done, finish, run_cli
 from conftest import StaticServer
 from pagesight import Browser
 
@@ -46,16 +46,6 @@ def _start(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[st
         stderr=subprocess.PIPE,
         encoding="utf-8",
     )
-
-
-def _finish(proc: subprocess.Popen[str]) -> tuple[int, str, str]:
-    try:
-        out, err = proc.communicate(timeout=120)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        out, err = proc.communicate()
-        pytest.fail(f"pagesight run did not finish: {proc.args!r}\n{err}")
-    return proc.returncode, out, err
 
 
 @pytest.fixture(scope="module")
@@ -168,7 +158,7 @@ def test_a_run_shows_each_step_then_the_summary_and_the_report(
     runs: dict[str, Run], ok_tmp: Path
 ) -> None:
     proc, out = runs["ok"]
-    code, stdout, stderr = _finish(proc)
+    code, stdout, stderr = finish(proc)
     assert (code, stderr) == (0, ""), stderr
     lines = stdout.splitlines()
     # One line per step: the round, the step, the element it resolved to, the effect, the time.
@@ -201,7 +191,7 @@ def test_a_run_that_ends_short_of_its_goal_exits_3_and_keeps_its_records(
     runs: dict[str, Run],
 ) -> None:
     proc, out = runs["failed expect"]
-    code, stdout, stderr = _finish(proc)
+    code, stdout, stderr = finish(proc)
     assert (code, stderr) == (3, ""), stderr
     assert 'expect_failed: line 7: expect "Saved Bob Martin": expected the page to show' in stdout
     summary = json.loads((out / "summary.json").read_text())
@@ -227,7 +217,7 @@ def test_a_run_terminated_mid_step_leaves_its_temporary_folder_empty(
         assert first.rstrip().endswith("ok") and 'expect "Alice Chen"' in first, first
         proc.send_signal(signal.SIGTERM)  # while it waits for the text
     finally:
-        _finish(proc)  # its exit code is the command's to choose; what it left is checked here
+        finish(proc)  # its exit code is the command's to choose; what it left is checked here
     assert _left_in(short_tmp) == []
 
 
@@ -235,7 +225,7 @@ def test_a_browser_failure_exits_1_with_one_line_and_what_was_written_stays(
     runs: dict[str, Run],
 ) -> None:
     proc, out = runs["page unresponsive"]
-    code, _, stderr = _finish(proc)
+    code, _, stderr = finish(proc)
     assert code == 1, stderr
     assert "Traceback" not in stderr
     assert stderr.count("\n") == 1
@@ -265,7 +255,7 @@ def test_bad_input_exits_2_with_one_line(
 ) -> None:
     if case in SUBPROCESS:
         proc, out = runs[case]
-        code, stdout, stderr = _finish(proc)
+        code, stdout, stderr = finish(proc)
     else:
         done, out = in_process(case)
         code, stdout, stderr = done.returncode, done.stdout, done.stderr
