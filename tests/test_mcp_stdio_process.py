@@ -50,6 +50,58 @@ class _Raw:
 
 
 @pytest.mark.parametrize("how", ["stdin closed", "SIGTERM"])
+def test_a_browser_still_launching_when_the_server_stops_leaves_nothing(
+    how: str, server: StaticServer, short_tmp: Path
+) -> None:
+    # The first call launches the browser; the client goes before it has answered. The
+    # launch in flight is cancelled and waited for: its scratch folder (profile, Chromium's
+    # singleton folder) and Playwright's artifacts folder go with it.
+    raw = _Raw(env={"TMPDIR": str(short_tmp)})
+    try:
+        hello = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        }
+        assert raw.send("initialize", hello)["result"]["serverInfo"]["name"] == "pagesight"
+        raw.notify("notifications/initialized")
+        assert raw.process.stdin is not None
+        call = {
+            "jsonrpc": "2.0",
+            "id": 99,
+            "method": "tools/call",
+            "params": {
+                "name": "browser_navigate",
+                "arguments": {"url": server.url("act-profile.html")},
+            },
+        }
+        raw.process.stdin.write(json.dumps(call).encode() + b"\n")
+        raw.process.stdin.flush()
+        deadline = time.monotonic() + 30  # readiness: the launch has begun
+        while (
+            not any(
+                p.name.startswith("pagesight-") and not p.name.startswith("pagesight-mcp-")
+                for p in short_tmp.iterdir()
+            )
+            and time.monotonic() < deadline
+        ):
+            time.sleep(0.01)
+        if how == "SIGTERM":
+            raw.process.send_signal(signal.SIGTERM)
+        else:
+            raw.process.stdin.close()
+        assert raw.process.wait(timeout=60) == 0
+        assert sorted(p.name for p in short_tmp.iterdir()) == []
+    finally:
+        if raw.process.poll() is None:
+            raw.process.kill()
+            raw.process.wait()
+        for stream in (raw.process.stdin, raw.process.stdout, raw.process.stderr):
+            if stream is not None and not stream.closed:
+                stream.close()
+
+
+@pytest.mark.parametrize("how", ["stdin closed", "SIGTERM"])
 def test_the_server_leaves_no_chromium_when_stopped(
     how: str, server: StaticServer, short_tmp: Path
 ) -> None:

@@ -4,7 +4,9 @@ that never keeps a document ends within its timeout with a NavigationError."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
+import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -120,5 +122,43 @@ def test_observing_a_page_that_reloads_for_ever_ends(
                 assert "kept loading new documents" in str(exc)
 
         _ends(observe)
+    finally:
+        _ends(page.close)
+
+
+def test_observe_waits_no_longer_than_its_one_timeout(
+    loops_browser: Browser, base: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The readiness wait (``wait``, 5 s by default) and the walk's retries on a page that
+    # keeps reloading used to stack, each with its own budget: ``--timeout 3`` took 8 s and
+    # more. Every wait observe starts must end by the deadline its timeout sets.
+    import pagesight.browser.page as page_module
+    from pagesight.browser.tab import Tab
+
+    ends: list[tuple[str, float]] = []
+    real_ready, real_walk = page_module.wait_ready, Tab.walk  # type: ignore[attr-defined]
+
+    async def ready(page: Any, network: Any, timeout: float, **kw: Any) -> bool:
+        ends.append(("ready", time.monotonic() + timeout))
+        return await real_ready(page, network, timeout, **kw)
+
+    async def walk(self: Tab, mode: Any, options: Any, *, within: float) -> Any:
+        ends.append(("walk", time.monotonic() + within))
+        return await real_walk(self, mode, options, within=within)
+
+    monkeypatch.setattr(page_module, "wait_ready", ready)
+    monkeypatch.setattr(Tab, "walk", walk)
+    page = loops_browser.open(f"{base}/reload", wait_until="commit")
+    try:
+        start = time.monotonic()
+
+        def observe() -> None:
+            with contextlib.suppress(NavigationError):
+                page.observe(timeout=3)
+
+        _ends(observe)
+        assert [name for name, _ in ends] == ["ready", "walk"]
+        late = [(name, round(end - start - 3, 2)) for name, end in ends if end > start + 3.5]
+        assert late == [], f"waits set to end this long after observe's timeout: {late}"
     finally:
         _ends(page.close)

@@ -267,8 +267,10 @@ class AsyncBrowser:
                     guard = RequestGuard(options.origins, closed_unseen=openings.forget)
                     await guard.attach(browser)
         except BaseException:
-            await playwright.stop()
-            artifacts.remove()
+            try:
+                await playwright.stop()
+            finally:  # a driver that fails to stop (or a second cancellation) leaves no folder
+                artifacts.remove()
             raise
         parts = urlsplit(endpoint)
         scheme = "https" if parts.scheme in ("https", "wss") else "http"
@@ -473,12 +475,14 @@ class AsyncBrowser:
                 await self._browser.close()
             await self._playwright.stop()
         finally:
-            if self._process is not None:
-                await self._process.stop()
-            self._artifacts.remove()
-            if self._own_downloads:
-                with contextlib.suppress(OSError):  # not empty: it holds the session's files
-                    self._downloads.rmdir()
+            try:
+                if self._process is not None:
+                    await self._process.stop()
+            finally:  # even when stopping was cut short (SIGTERM, a second cancellation)
+                self._artifacts.remove()
+                if self._own_downloads:
+                    with contextlib.suppress(OSError):  # not empty: it holds saved files
+                        self._downloads.rmdir()
 
     async def __aenter__(self) -> AsyncBrowser:
         return self

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Callable, Collection, Coroutine, Iterable, Sequence
 from dataclasses import replace
@@ -201,7 +202,9 @@ class AsyncPage:
         answer within ``timeout`` seconds (a script hogging its thread) raises
         :class:`~pagesight.errors.PageUnresponsive`. Before reading, it waits up to ``wait``
         seconds for the document to be ready (see :meth:`wait_ready`); ``obs.ready`` says
-        whether it was. A document that never settles costs that wait once, not every time.
+        whether it was. That wait and the reading share ``timeout``: a page that keeps
+        replacing its document raises :class:`~pagesight.errors.NavigationError` once it is
+        spent. A document that never settles costs that wait once, not every time.
         ``since=previous`` makes the text show only what changed among the elements since that
         observation (added, removed, changed), so a model can read a small delta.
         """
@@ -218,8 +221,13 @@ class AsyncPage:
             raise InvalidOption("dom_empty_threshold", "dom_empty_threshold must be an int")
         if dom_empty_threshold < 0:
             raise InvalidOption("dom_empty_threshold", "dom_empty_threshold must not be negative")
+        # One budget for the whole observation: the readiness wait and the walk's retries
+        # (a page replacing its document) share ``timeout``, not each its own.
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        settle = min(wait, timeout)
         ready = await self._tab.guarded(
-            self._ready(wait, once_per_document=True, answer_within=timeout), wait + timeout
+            self._ready(settle, once_per_document=True, answer_within=timeout), settle + timeout
         )
         reading = self._read(
             mode,
@@ -227,7 +235,7 @@ class AsyncPage:
             selector="selector" in include,
             focus=focus,
             threshold=dom_empty_threshold,
-            within=timeout,
+            within=max(0.0, deadline - loop.time()),
         )
         # OCR of a large screenshot takes seconds on a slow machine: not the page's fault.
         obs = await self._tab.guarded(reading, timeout + (_OCR_S if mode != "cdp" else 0))

@@ -77,6 +77,7 @@ class BrowserHolder:
         self._options = options
         self._browser: AsyncBrowser | None = None
         self._session: Session | None = None
+        self._starting: asyncio.Task[Session] | None = None
         self.lock = asyncio.Lock()
         self.hung: AsyncPage | None = None
         """The tab whose last call found its page not answering (a script that never yields):
@@ -106,24 +107,41 @@ class BrowserHolder:
         return None
 
     async def open(self) -> Session:
-        """The session, launching (or attaching) a browser when there is none."""
+        """The session, launching (or attaching) a browser when there is none.
+
+        The start runs in a task of its own, which :meth:`close` cancels and waits for: a
+        server ending while the first call is still launching (its client gone) must not
+        leave a Chromium, or its scratch folders, behind. A call cancelled meanwhile leaves
+        the start running: the browser it gives is kept, and closed with the others."""
         if self._session is not None:
             return self._session
+        starting = self._starting
+        if starting is None or starting.done():
+            starting = self._starting = asyncio.ensure_future(self._start())
+        return await asyncio.shield(starting)
+
+    async def _start(self) -> Session:
         options = self._options
         downloads = options.output_dir
         if options.cdp_url is not None:
             browser = await AsyncBrowser.connect(
                 options.cdp_url, downloads=downloads, **options.guard_options()
             )
-            page = await browser.new_page()  # the tabs the owner has open stay theirs
         else:
             browser = await AsyncBrowser.launch(
                 headless=not options.headed,
                 downloads=downloads,
                 **options.guard_options(),
             )
-            pages = browser.pages
-            page = pages[0] if pages else await browser.new_page()
+        try:
+            if options.cdp_url is not None:
+                page = await browser.new_page()  # the tabs the owner has open stay theirs
+            else:
+                pages = browser.pages
+                page = pages[0] if pages else await browser.new_page()
+        except BaseException:
+            await browser.close()
+            raise
         self._browser = browser
         self._session = Session(
             browser=browser,
@@ -150,7 +168,14 @@ class BrowserHolder:
 
     async def close(self) -> bool:
         """Close the browser (an attached one: only our connection, and the tab we opened);
-        whether there was one. Never raises: a browser that died is closed all the same."""
+        whether there was one. Never raises: a browser that died is closed all the same.
+        A browser still starting is stopped first, its folders removed."""
+        starting, self._starting = self._starting, None
+        if starting is not None and not starting.done():
+            starting.cancel()
+            await asyncio.wait({starting})  # its own cleanup done (the launch's folders)
+        if starting is not None and starting.done() and not starting.cancelled():
+            starting.exception()  # a failed start was the call's error: retrieved, not logged
         browser, session = self._browser, self._session
         self._browser = self._session = None
         self.hung = None  # its tab goes with the browser
