@@ -372,6 +372,14 @@ def _ran(browser: Browser, server: StaticServer, script: str, out: Path, start: 
             agent.page.close()
 
 
+def test_an_expect_does_not_take_a_placeholder(
+    browser: Browser, server: StaticServer, tmp_path: Path
+) -> None:
+    # The field's placeholder "Saved" is a hint, not what the page holds.
+    result = _ran(browser, server, 'expect "Saved"\n', tmp_path / "no", "save-hint.html")
+    assert result.stop_reason == "expect_failed", result.message
+
+
 def test_an_expect_fails_on_its_negation_and_the_forgiving_form_takes_any_text(
     browser: Browser, server: StaticServer, tmp_path: Path
 ) -> None:

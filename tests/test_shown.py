@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from pagesight.observe.shown import stands_in
+from pagesight.observe.observation import Observation
+from pagesight.observe.shown import pieces, shown, stands_in
+from pagesight.observe.tree import Node
 
 HOLDS = [
     ("Saved", "Saved"),
@@ -18,6 +20,15 @@ HOLDS = [
     ("已保存 Alice Chen", "已保存 Alice Chen"),
     ("Total: 14", "14"),
     ("Inbox (3)", "(3)"),  # no letter or digit at its start: nothing before it matters
+    ("✓ Saved.", "Saved"),
+    ("✔Saved", "Saved"),  # a symbol starts a phrase
+    ("• Saved", "Saved"),
+    ("(Saved)", "Saved"),  # an opening bracket or quote goes with it
+    ("“Saved”", "Saved"),
+    ("Profile updated.” Saved", "Saved"),  # a sentence's end, then a closing quote
+    ("(Done!) Saved", "Saved"),
+    ("设置已更新。保存", "保存"),
+    ("Total - 14", "14"),  # a number after a dash or a colon is its value
 ]
 FAILS = [
     ("Not saved", "Saved"),  # case as written
@@ -31,6 +42,18 @@ FAILS = [
     ("140", "14"),
     ("1.14", "14"),
     ("14.5", "14"),
+    ("Not-Saved", "Saved"),  # a dash, a colon or a closing quote after a word starts nothing
+    ("Not—Saved", "Saved"),
+    ("Not - Saved", "Saved"),
+    ("Not \u2013 Saved", "Saved"),  # an en dash
+    ("Not: Saved", "Saved"),
+    ("«Not» Saved", "Saved"),
+    ('"Not" Saved', "Saved"),
+    ("(Not) Saved", "Saved"),
+    ("Not (Saved)", "Saved"),  # an opening bracket does not part it from the word before
+    ("Not_Saved", "Saved"),
+    ("Saved_draft", "Saved"),  # an underscore joins a word like a letter
+    ("未\uff1a保存", "保存"),  # a full-width colon
 ]
 
 
@@ -42,3 +65,21 @@ def test_the_text_as_written_starting_a_phrase_holds(piece: str, want: str) -> N
 @pytest.mark.parametrize(("piece", "want"), FAILS)
 def test_its_negation_another_case_or_part_of_a_word_does_not(piece: str, want: str) -> None:
     assert not stands_in(piece, want)
+
+
+def _field(**kw: object) -> Observation:
+    node = Node(role="textbox", id=1, **kw)  # type: ignore[arg-type]
+    return Observation(url="http://x/", title="", ready=True, mode="cdp", tree=(node,), elements=())
+
+
+def test_a_placeholder_is_a_hint_not_what_the_page_shows() -> None:
+    assert pieces(_field(name="Saved", value="", name_is_placeholder=True)) == []
+    assert shown(_field(name="Saved", value="", name_is_placeholder=True), "Saved") is None
+    # A field's label and its value are the page's.
+    assert pieces(_field(name="Status", value="Saved")) == ["Status", "Saved"]
+    assert shown(_field(name="Saved", value=""), "Saved") == "Saved"
+
+
+def test_each_line_of_a_text_is_a_piece() -> None:
+    obs = _field(name="Notes", value="Profile\nSaved")
+    assert shown(obs, "Saved") == "Saved"

@@ -4,12 +4,19 @@ planner and the ``act`` tool alike, and the texts most like it when it does not.
 
 ``expect "Saved"`` holds where the page shows the text as written, starting a phrase: in
 one piece of the page's text (:func:`pieces`: a text, a name, a control's value, a
-paragraph), case as written, spacing aside, with nothing but spaces, punctuation or symbols
-before it in that piece and no letter or digit right after it (:func:`stands_in`). "Saved"
-is shown by "Saved", "Saved.", "✓ Saved", "Profile updated. Saved!" and "Saved 3 contacts",
-not by "Not saved", "Not Saved", "Unsaved" or "Contact saved" ("保存" not by "未保存" nor
+paragraph, one line of each; not a field's placeholder, a hint rather than what the page
+holds), case as written, spacing aside, with a phrase starting right before it and no letter,
+digit or underscore right after it (:func:`stands_in`). A phrase starts where the text before
+it in that piece, spaces aside (and an opening bracket or quote), is nothing, ends a sentence
+(". ! ? … 。", perhaps then a closing quote or bracket) or ends in a symbol ("✓", "•"); not
+after a word, nor after a dash, a colon, an underscore or a closing quote or bracket that
+follows one. "Saved" is shown by "Saved", "Saved.", "(Saved)", "✓ Saved", "Profile updated.
+Saved!" and "Saved 3 contacts", not by "Not saved", "Not Saved", "Not-Saved", "Not: Saved",
+"«Not» Saved", "Unsaved", "Saved_draft" or "Contact saved" ("保存" not by "未保存" nor
 "保存失败") — the words that negate a text come before it, so an expectation fails on its
-negation. ``expect text
+negation. Known limits: a negation after it ("Saved: false", "Saved failed") and one in
+another piece (table cells "Not" | "Saved") are not seen; lines parted by ``<br>`` or in
+a ``<pre>`` reach it as one, joined by a space (the walker's text). ``expect text
 containing "saved"`` (and ``wait for``) take the text anywhere, in any case: the forgiving
 rule (:func:`contains`).
 """
@@ -18,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Sequence
 
 from pagesight.observe import find as finding
@@ -43,8 +51,9 @@ def texts(obs: Observation) -> list[str]:
 
 def pieces(obs: Observation) -> list[str]:
     """The pieces of text the page shows, each one line with its spacing collapsed: every
-    node's name and value, line by line, and a paragraph's words as one line (its text with
-    the links and other inline parts in it, as the outline reads it)."""
+    node's name and value, line by line (not a name that is only a field's placeholder), and
+    a paragraph's words as one line (its text with the links and other inline parts in it, as
+    the outline reads it)."""
     out: list[str] = []
 
     def add(text: str) -> None:
@@ -52,7 +61,7 @@ def pieces(obs: Observation) -> list[str]:
 
     def walk(nodes: Sequence[Node]) -> None:
         for node in nodes:
-            for text in (node.name, node.value):
+            for text in (None if node.name_is_placeholder else node.name, node.value):
                 if text:
                     add(text)
             if node.role == "paragraph" and node.children:
@@ -78,11 +87,12 @@ def shown(obs: Observation, want: str) -> str | None:
 
 
 def stands_in(piece: str, want: str) -> bool:
-    """Whether ``want`` is in ``piece`` as written, starting a phrase of it: nothing but
-    spaces, punctuation or symbols before it ("Not Saved" does not hold "Saved": spaces do
-    not part a word from the one before), no letter or digit right after it ("Saved" is not
-    in "Savedx", "14" not in "140"), and a number not inside a larger one ("14" is not in
-    "1.14" or "14.5"). Only a letter or digit at an end of ``want`` needs that end free."""
+    """Whether ``want`` is in ``piece`` as written, starting a phrase of it (the module's rule:
+    "Not Saved", "Not-Saved", "Not: Saved" do not hold "Saved": spaces do not part a word from
+    the one before), no letter, digit or underscore right after it ("Saved" is not in "Savedx"
+    nor "Saved_draft", "14" not in "140"), and a number not inside a larger one ("14" is not in
+    "1.14" or "14.5"; a number may follow a colon or a dash: "Total: 14"). Only a letter or
+    digit at an end of ``want`` needs that end free."""
     at = piece.find(want)
     while at != -1:
         if _free(piece[:at], want[0], before=True) and _free(
@@ -93,24 +103,59 @@ def stands_in(piece: str, want: str) -> bool:
     return False
 
 
+# Before a match that starts with a letter, what ends the text before it (spaces aside) says
+# whether a new phrase starts there: a sentence's end does ("Profile updated. Saved!",
+# "(Done.) Saved"), a symbol does ("✓ Saved", "• Saved"); a word does not, nor a dash, a colon,
+# an underscore, a closing quote or bracket after a word ("Not-Saved", "Not: Saved", "«Not»
+# Saved"). An opening bracket or quote right before it goes with it ("(Saved)", "“Saved”").
+_SENTENCE_END = frozenset(".!?…。\uff01\uff1f｡‼⁇⁈⁉")  # with the full-width ! and ?
+_COLONS = frozenset(":\uff1a﹕")  # with the full-width colon
+_STRAIGHT_QUOTES = frozenset("\"'`\uff02\uff07")
+
+
+def _category(char: str) -> str:
+    return unicodedata.category(char)
+
+
+def _joins(char: str) -> bool:
+    """Whether ``char`` beside a word's letter or digit makes it part of the word: a letter, a
+    digit or a connector ("Saved_draft")."""
+    return char.isalnum() or _category(char) == "Pc"
+
+
 def _free(beside: str, edge: str, *, before: bool) -> bool:
     """Whether the text ``beside`` the match (before it, or after it) leaves its ``edge``
     character (the match's first, or last) free."""
     if not edge.isalnum() or not beside:
         return True
-    # Before it, across spaces: the words that came before ("Not", "Couldn't be") would
-    # negate it. After it, only right beside it: "Booking confirmed" starts "Booking
-    # confirmed for Ada".
-    near = beside.rstrip() if before else beside
+    # After it, only right beside it: "Booking confirmed" starts "Booking confirmed for Ada".
+    if not before:
+        nearest = beside[0]
+        if _joins(nearest):
+            return False
+        # A decimal point or a thousands comma between digits joins them into one number.
+        if edge.isdigit() and nearest in ".," and len(beside) >= 2:
+            return not beside[1].isdigit()
+        return True
+    # Before it, across spaces: the words that came before ("Not", "Couldn't be") negate it.
+    if edge.isdigit() and beside[-1] in ".," and len(beside) >= 2 and beside[-2].isdigit():
+        return False  # "1.14" does not show "14"
+    near = beside.rstrip()
+    while near and (_category(near[-1]) in ("Ps", "Pi") or near[-1] in _STRAIGHT_QUOTES):
+        near = near[:-1].rstrip()
     if not near:
         return True
-    nearest = near[-1] if before else near[0]
-    if nearest.isalnum():
+    ended = near
+    while ended and (_category(ended[-1]) in ("Pe", "Pf") or ended[-1] in _STRAIGHT_QUOTES):
+        ended = ended[:-1]
+    if ended and ended[-1] in _SENTENCE_END:
+        return True
+    nearest = near[-1]
+    if _joins(nearest):
         return False
-    # A decimal point or a thousands comma between digits joins them into one number.
-    if edge.isdigit() and nearest in ".," and len(beside) >= 2 and beside == near:
-        return not (beside[-2] if before else beside[1]).isdigit()
-    return True
+    if edge.isdigit():
+        return True  # a number after a label's colon or a dash is its value: "Total: 14"
+    return not (_category(nearest) in ("Pd", "Pe", "Pf") or nearest in _COLONS)
 
 
 def contains(obs: Observation, want: str) -> str | None:

@@ -44,6 +44,8 @@ class Node:
     """The name was guessed from markup (an icon class, an id, nearby text), not given."""
     placeholder: str | None = None
     """An empty labelled field's placeholder, where it says more than the name."""
+    name_is_placeholder: bool = False
+    """The name is the field's placeholder (it has no label): a hint, not the page's text."""
     hinted_states: tuple[str, ...] = ()
     """Those of ``states`` read from the page's class names ("selected", "active"), not ARIA."""
     upload: bool = False
@@ -111,6 +113,7 @@ def _node(item: Any, *, doc: str, frame: str | None, id_of: IdOf, hosts: tuple[s
         markup=markup,
         name_hint=bool(item.get("nh")),
         placeholder=item.get("ph"),
+        name_is_placeholder=bool(item.get("np")),
         hinted_states=tuple(item.get("hs", ())),
         upload=bool(item.get("up")),
         drag=bool(item.get("dg")),

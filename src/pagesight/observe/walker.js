@@ -11,7 +11,8 @@
 //   scroll container, opts option labels, lv heading level, h href, fk frame key (cross-origin
 //   iframe placeholder), fu frame url, er the browser's validation message of an invalid field,
 //   ie the number of its last invalid event in its document, nh the name is a hint guessed
-//   from markup, ph the placeholder of an empty labelled field, hs the states among s hinted
+//   from markup, ph the placeholder of an empty labelled field, np the name is the field's
+//   placeholder (it has no label), hs the states among s hinted
 //   by class names, up "upload" applies (a file input or what opens one), lk the role a link
 //   is drawn as ("button").
 (() => {
@@ -481,7 +482,12 @@
         hint = true;
       }
     }
-    if (!name) name = fallbackName(el, tag);
+    let fromPlaceholder = false;
+    if (!name) {
+      name = fallbackName(el, tag);
+      // a field named by its placeholder alone: a hint of what to type, not what the page holds
+      fromPlaceholder = Boolean(name) && !(el.getAttribute("title") || "").trim();
+    }
     if (!name && tag === "a") {
       const href = el.getAttribute("href") || ""; // an unlabelled image link: where it goes
       if (!/^(javascript:|#)/i.test(href)) {
@@ -497,6 +503,7 @@
     const node = { r: role, n: cap(name, MAX_NAME), i: localId(el) };
     if (kind.listens) ownListener.add(node);
     if (hint) node.nh = 1;
+    if (fromPlaceholder) node.np = 1;
     const v = valueOf(el, tag, role);
     if (v !== undefined) node.v = cap(v, 400);
     else if (name) {
