@@ -431,6 +431,13 @@ def test_done_after_a_submit_the_browser_stopped_is_unproven_until_it_goes_throu
     summary = json.loads((tmp_path / "claimed" / "summary.json").read_text())
     assert (summary["stop_reason"], summary["reached"]) == ("unproven", False)
 
+    # An expect of what the page showed before the stopped submit proves nothing reached.
+    seen_before = ModelReply.calling("act", steps='expect "Create account"')
+    script = [click("button", "Create account"), seen_before, ModelReply.calling("done")]
+    result, _, page = run(browser, url, script, tmp_path / "seen-before")
+    page.close()
+    assert result.stop_reason == "unproven", result.message
+
     # Fixed and sent again, the same click goes through: done is the goal reached.
     def fix(m: Sequence[Message]) -> ModelReply:
         email, age = seen_ref(m, "textbox", "Email"), seen_ref(m, "spinbutton", "Age")

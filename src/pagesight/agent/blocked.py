@@ -4,8 +4,9 @@ An action whose submit the browser's own validation stopped (``form_invalid``) o
 navigation the origin policy refused (``refused``) changed nothing it was meant to change.
 A planner that says the goal is reached after one has said something the page does not
 show, unless something after it did: an ``expect`` that held (the steps planner's, an
-``act`` call's), or the same action on the same element going through (a form fixed and sent
-again). :class:`Unproven` keeps count over a run's steps; the loop ends a ``done`` with one
+``act`` call's) on something the page did not show already before the blocked step, or the
+same action on the same element going through (a form fixed and sent again).
+:class:`Unproven` keeps count over a run's steps; the loop ends a ``done`` with one
 outstanding as ``unproven``, not as a goal reached.
 """
 
@@ -15,7 +16,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from pagesight.agent.state import StepRecord
-from pagesight.observe.shown import quoted
+from pagesight.observe.observation import Observation
+from pagesight.observe.shown import contains, has_value, quoted, shown
 
 EXPECTS = frozenset({"expect_text", "expect_containing", "expect_value"})
 """The checks that show a goal reached: a ``wait for`` waits, it does not check."""
@@ -53,40 +55,65 @@ class Unproven:
     as it is recorded (:meth:`see`)."""
 
     def __init__(self) -> None:
-        self._open: dict[tuple[Any, Any], str] = {}
-        """Per (action, element id): what was blocked, in words."""
+        self._open: dict[tuple[Any, Any], tuple[str, Observation | None]] = {}
+        """Per (action, element id): what was blocked, in words, and the page its step was
+        decided on."""
 
-    def see(self, step: StepRecord) -> None:
-        """Take in one step: the checks its decision made (on the page before its actions),
-        then its calls' effects and checks in the order they ran."""
+    def see(self, step: StepRecord, page: Observation | None = None) -> None:
+        """Take in one step, decided on ``page``: the checks its decision made (on the page
+        before its actions), then its calls' effects and checks in the order they ran."""
         raw = step.decision.raw if isinstance(step.decision.raw, dict) else {}
         checks = raw.get("checks") if raw.get("planner") == "steps" else None
-        if any(c.get("ok") and c.get("kind") in EXPECTS for c in checks or ()):
-            self._open.clear()
+        for check in checks or ():
+            if check.get("ok") and check.get("kind") in EXPECTS:
+                self._held(check["kind"], check.get("value"), None)
         for call in step.calls:
             for effect, held in _events(call.value):
                 if held:
-                    self._open.clear()
+                    self._held(effect.get("check"), effect.get("value"), effect.get("ref"))
                     continue
                 key = (effect.get("action"), effect.get("element_id"))
                 why = blocked(effect)
                 if why is not None:
                     what = f"{key[0]} [{key[1]}]" if key[1] is not None else str(key[0])
-                    self._open[key] = f"step {step.number}'s {what}: {why}"
+                    self._open[key] = (f"step {step.number}'s {what}: {why}", page)
                 elif "no_op" not in (effect.get("kinds") or ()):
                     self._open.pop(key, None)  # the same action went through this time
+
+    def _held(self, kind: Any, value: Any, ref: Any) -> None:
+        """An expect held: the blocks it shows made good are those whose page before did
+        not already show what it saw."""
+        self._open = {
+            key: (why, page)
+            for key, (why, page) in self._open.items()
+            if page is not None and _already(page, kind, str(value or ""), ref)
+        }
 
     @property
     def outstanding(self) -> str | None:
         """What is still unproven, in words, or None."""
-        return "; ".join(self._open.values()) or None
+        return "; ".join(why for why, _page in self._open.values()) or None
+
+
+def _already(page: Observation, kind: Any, want: str, ref: Any) -> bool:
+    """Whether an expect (``kind``, its text or value, the element it names) held on
+    ``page`` already."""
+    if kind == "expect_text":
+        return shown(page, want) is not None
+    if kind == "expect_containing":
+        return contains(page, want) is not None
+    if kind == "expect_value" and isinstance(ref, int):
+        found = next((el for el in page.elements if el.id == ref), None)
+        return found is not None and has_value(found.value or "", want)
+    return False
 
 
 def _events(value: Mapping[str, Any]) -> Iterator[tuple[Mapping[str, Any], bool]]:
-    """A call's value as what happened, in order: (an action's effect, False) or ({}, True)
-    for an expect that held. An ``act`` call's lines hold its actions and checks in order
-    (its ``steps``, the actions' effects); a ``batch`` holds ``steps``; a page action's value
-    is its effect. A ``use_tool`` call's value is the tool's own."""
+    """A call's value as what happened, in order: (an action's effect, False) or (the line,
+    True) for an expect that held (its ``check``, ``value`` and ``ref``). An ``act`` call's
+    lines hold its actions and checks in order (its ``steps``, the actions' effects); a
+    ``batch`` holds ``steps``; a page action's value is its effect. A ``use_tool`` call's value
+    is the tool's own."""
     if isinstance(value.get("lines"), list):
         effects = iter(value.get("steps") or ())
         for line in value["lines"]:
@@ -95,7 +122,7 @@ def _events(value: Mapping[str, Any]) -> Iterator[tuple[Mapping[str, Any], bool]
                 if ran.get("effect"):
                     yield ran["effect"], False
             elif line.get("check") in EXPECTS and line.get("ok"):
-                yield {}, True
+                yield line, True
     elif isinstance(value.get("steps"), list):
         for ran in value["steps"]:
             if isinstance(ran, Mapping) and ran.get("effect"):

@@ -273,7 +273,7 @@ class AsyncAgent:
             history.append(step)
             if self._on_step is not None:
                 self._on_step(step)
-            unproven.see(step)
+            unproven.see(step, obs)
             finished = next((r for r in results if r.done), None)
             if isinstance(decision, Done) or finished is not None:
                 answer = finished.answer if finished is not None else _answer(decision)
