@@ -35,11 +35,10 @@ others by 20 % at most. Two choices make that a measure of leaks, not of garbage
   ran the same load with its RSS flat, so what it gains is garbage collected late, not a leak.
 
 Python's own collector runs before each reading too, and then glibc's ``malloc_trim``, which
-gives the system back the pages of memory Python freed: without it the RSS also counts what the
-allocator keeps of freed memory, scattered among live blocks (+12 % in ten minutes while the
-Python objects alive stayed level: ``tracemalloc`` snapshots a reading apart showed no growth
-at any allocation site). Both are printed: the RSS before the trim, the RSS after it (judged)
-and the memory blocks Python has allocated (``sys.getallocatedblocks``). The ids the browser
+gives the system back the pages of memory Python freed, so that the RSS judged counts what is
+kept, not what the allocator holds of freed memory. Both are printed (the RSS before the trim,
+and after it), with the memory blocks Python has allocated (``sys.getallocatedblocks``): growth
+there is objects kept, whatever the allocator does. The ids the browser
 still resolves are printed too: they grow until each tab remembers its last 32 documents (well
 within the warm-up at this pace), then stay level (the target, judged on the last two
 readings). Cross-talk (an id, a page or an item of one tab seen in another) is counted apart
