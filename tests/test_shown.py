@@ -29,6 +29,9 @@ HOLDS = [
     ("(Done!) Saved", "Saved"),
     ("设置已更新。保存", "保存"),
     ("Total - 14", "14"),  # a number after a dash or a colon is its value
+    ("Status: Saved", "Saved"),  # a label's colon starts a phrase
+    ("已保存: 职位 → 高级软件工程师", "职位 → 高级软件工程师"),  # Orbit's own message
+    ("状态\uff1a保存", "保存"),  # a full-width colon
 ]
 FAILS = [
     ("Not saved", "Saved"),  # case as written
@@ -42,18 +45,16 @@ FAILS = [
     ("140", "14"),
     ("1.14", "14"),
     ("14.5", "14"),
-    ("Not-Saved", "Saved"),  # a dash, a colon or a closing quote after a word starts nothing
+    ("Not-Saved", "Saved"),  # a dash or a closing quote after a word starts nothing
     ("Not—Saved", "Saved"),
     ("Not - Saved", "Saved"),
     ("Not \u2013 Saved", "Saved"),  # an en dash
-    ("Not: Saved", "Saved"),
     ("«Not» Saved", "Saved"),
     ('"Not" Saved', "Saved"),
     ("(Not) Saved", "Saved"),
     ("Not (Saved)", "Saved"),  # an opening bracket does not part it from the word before
     ("Not_Saved", "Saved"),
     ("Saved_draft", "Saved"),  # an underscore joins a word like a letter
-    ("未\uff1a保存", "保存"),  # a full-width colon
 ]
 
 

@@ -9,16 +9,16 @@ holds), case as written, spacing aside, with a phrase starting right before it a
 digit or underscore right after it (:func:`stands_in`). A phrase starts where the text before
 it in that piece, spaces aside (and an opening bracket or quote), is nothing, ends a sentence
 (". ! ? … 。", perhaps then a closing quote or bracket) or ends in a symbol ("✓", "•"); not
-after a word, nor after a dash, a colon, an underscore or a closing quote or bracket that
-follows one. "Saved" is shown by "Saved", "Saved.", "(Saved)", "✓ Saved", "Profile updated.
-Saved!" and "Saved 3 contacts", not by "Not saved", "Not Saved", "Not-Saved", "Not: Saved",
-"«Not» Saved", "Unsaved", "Saved_draft" or "Contact saved" ("保存" not by "未保存" nor
-"保存失败") — the words that negate a text come before it, so an expectation fails on its
-negation. Known limits: a negation after it ("Saved: false", "Saved failed") and one in
-another piece (table cells "Not" | "Saved") are not seen; lines parted by ``<br>`` or in
-a ``<pre>`` reach it as one, joined by a space (the walker's text). ``expect text
-containing "saved"`` (and ``wait for``) take the text anywhere, in any case: the forgiving
-rule (:func:`contains`).
+after a word, nor after a dash, an underscore or a closing quote or bracket that follows
+one; a label's colon does start one ("Status: Saved"). "Saved" is shown by "Saved",
+"Saved.", "(Saved)", "✓ Saved", "Profile updated. Saved!" and "Saved 3 contacts", not by
+"Not saved", "Not Saved", "Not-Saved", "«Not» Saved", "Unsaved", "Saved_draft" or "Contact
+saved" ("保存" not by "未保存" nor "保存失败") — the words that negate a text come before it,
+so an expectation fails on its negation. Known limits: a negation after it ("Saved: false",
+"Saved failed") or before a label's colon ("Not: Saved"), and one in another piece (table
+cells "Not" | "Saved") are not seen; lines parted by ``<br>`` or in a ``<pre>`` reach it as
+one, joined by a space (the walker's text). ``expect text containing "saved"`` (and ``wait
+for``) take the text anywhere, in any case: the forgiving rule (:func:`contains`).
 """
 
 from __future__ import annotations
@@ -88,7 +88,7 @@ def shown(obs: Observation, want: str) -> str | None:
 
 def stands_in(piece: str, want: str) -> bool:
     """Whether ``want`` is in ``piece`` as written, starting a phrase of it (the module's rule:
-    "Not Saved", "Not-Saved", "Not: Saved" do not hold "Saved": spaces do not part a word from
+    "Not Saved", "Not-Saved" do not hold "Saved": spaces do not part a word from
     the one before), no letter, digit or underscore right after it ("Saved" is not in "Savedx"
     nor "Saved_draft", "14" not in "140"), and a number not inside a larger one ("14" is not in
     "1.14" or "14.5"; a number may follow a colon or a dash: "Total: 14"). Only a letter or
@@ -105,11 +105,11 @@ def stands_in(piece: str, want: str) -> bool:
 
 # Before a match that starts with a letter, what ends the text before it (spaces aside) says
 # whether a new phrase starts there: a sentence's end does ("Profile updated. Saved!",
-# "(Done.) Saved"), a symbol does ("✓ Saved", "• Saved"); a word does not, nor a dash, a colon,
-# an underscore, a closing quote or bracket after a word ("Not-Saved", "Not: Saved", "«Not»
-# Saved"). An opening bracket or quote right before it goes with it ("(Saved)", "“Saved”").
+# "(Done.) Saved"), a symbol does ("✓ Saved", "• Saved"); a word does not, nor a dash,
+# an underscore, a closing quote or bracket after a word ("Not-Saved", "«Not» Saved"); a
+# label's colon does ("Status: Saved", "已保存: 职位 → CTO"). An opening bracket or quote right
+# before it goes with it ("(Saved)", "“Saved”").
 _SENTENCE_END = frozenset(".!?…。\uff01\uff1f｡‼⁇⁈⁉")  # with the full-width ! and ?
-_COLONS = frozenset(":\uff1a﹕")  # with the full-width colon
 _STRAIGHT_QUOTES = frozenset("\"'`\uff02\uff07")
 
 
@@ -155,7 +155,7 @@ def _free(beside: str, edge: str, *, before: bool) -> bool:
         return False
     if edge.isdigit():
         return True  # a number after a label's colon or a dash is its value: "Total: 14"
-    return not (_category(nearest) in ("Pd", "Pe", "Pf") or nearest in _COLONS)
+    return _category(nearest) not in ("Pd", "Pe", "Pf")
 
 
 def contains(obs: Observation, want: str) -> str | None:
