@@ -48,6 +48,25 @@ class _Raw:
         self.process.stdin.write(json.dumps({"jsonrpc": "2.0", "method": method}).encode() + b"\n")
         self.process.stdin.flush()
 
+    def initialize(self) -> None:
+        """The MCP handshake: initialize, answered by pagesight, then initialized."""
+        hello = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "test", "version": "1"},
+        }
+        assert self.send("initialize", hello)["result"]["serverInfo"]["name"] == "pagesight"
+        self.notify("notifications/initialized")
+
+    def end(self) -> None:
+        """Kill the server if it still runs, and close its pipes."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            if stream is not None and not stream.closed:
+                stream.close()
+
 
 @pytest.mark.parametrize("how", ["stdin closed", "SIGTERM"])
 def test_a_browser_still_launching_when_the_server_stops_leaves_nothing(
@@ -58,13 +77,7 @@ def test_a_browser_still_launching_when_the_server_stops_leaves_nothing(
     # singleton folder) and Playwright's artifacts folder go with it.
     raw = _Raw(env={"TMPDIR": str(short_tmp)})
     try:
-        hello = {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        }
-        assert raw.send("initialize", hello)["result"]["serverInfo"]["name"] == "pagesight"
-        raw.notify("notifications/initialized")
+        raw.initialize()
         assert raw.process.stdin is not None
         call = {
             "jsonrpc": "2.0",
@@ -93,12 +106,7 @@ def test_a_browser_still_launching_when_the_server_stops_leaves_nothing(
         assert raw.process.wait(timeout=60) == 0
         assert sorted(p.name for p in short_tmp.iterdir()) == []
     finally:
-        if raw.process.poll() is None:
-            raw.process.kill()
-            raw.process.wait()
-        for stream in (raw.process.stdin, raw.process.stdout, raw.process.stderr):
-            if stream is not None and not stream.closed:
-                stream.close()
+        raw.end()
 
 
 @pytest.mark.parametrize("how", ["stdin closed", "SIGTERM"])
@@ -108,13 +116,7 @@ def test_the_server_leaves_no_chromium_when_stopped(
     # A temporary folder of its own: its output dir (empty) and Chromium's scratch go too.
     raw = _Raw(env={"TMPDIR": str(short_tmp)})
     try:
-        hello = {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "test", "version": "1"},
-        }
-        assert raw.send("initialize", hello)["result"]["serverInfo"]["name"] == "pagesight"
-        raw.notify("notifications/initialized")
+        raw.initialize()
         url = server.url("act-profile.html")
         called = raw.send("tools/call", {"name": "browser_navigate", "arguments": {"url": url}})
         assert called["result"]["isError"] is False, called
@@ -135,12 +137,7 @@ def test_the_server_leaves_no_chromium_when_stopped(
         assert not running(chromium), f"the server left its Chromium {chromium} running"
         assert sorted(p.name for p in short_tmp.iterdir()) == []
     finally:
-        if raw.process.poll() is None:
-            raw.process.kill()
-            raw.process.wait()
-        for stream in (raw.process.stdin, raw.process.stdout, raw.process.stderr):
-            if stream is not None and not stream.closed:
-                stream.close()
+        raw.end()
 
 
 def test_an_attached_browser_that_goes_away_is_said_and_navigate_attaches_again(

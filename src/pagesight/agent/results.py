@@ -15,6 +15,7 @@ from typing import Any
 from pagesight.act.effect import Effect
 from pagesight.agent.session import Session
 from pagesight.agent.tool import PageStep, ToolFailure, ToolResult
+from pagesight.browser.page import ACT_TIMEOUT_S, ACT_WAIT_S
 from pagesight.errors import InputError
 
 
@@ -33,12 +34,6 @@ async def run_step(step: PageStep, session: Session) -> ToolResult:
     except InputError as exc:
         return error_result(exc, session)
     return effect_result(effect, session)
-
-
-ACT_WAIT_S = 5.0
-"""Page.act's own wait for the page to be ready before an action."""
-ACT_TIMEOUT_S = 10.0
-"""Page.act's own time for the page to settle after an action."""
 
 
 def load_args(action: str, args: dict[str, Any], session: Session) -> dict[str, Any]:

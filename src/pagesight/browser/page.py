@@ -69,6 +69,10 @@ from pagesight.observe.readiness import NetworkWatch, ask, wait_ready
 from pagesight.observe.tree import build
 from pagesight.vision.screen import Capture, Screen
 
+ACT_WAIT_S = 5.0
+"""How long an action waits by default for the page to be ready before it."""
+ACT_TIMEOUT_S = 10.0
+"""How long an action waits by default for the page to settle after it."""
 _SLACK_S = 10.0
 """Room on top of an action's own waits before the page is deemed unresponsive."""
 _OCR_S = 60.0
@@ -489,8 +493,8 @@ class AsyncPage:
         element_id: int | None,
         action: str,
         *,
-        wait: float = 5.0,
-        timeout: float = 10.0,
+        wait: float = ACT_WAIT_S,
+        timeout: float = ACT_TIMEOUT_S,
         **options: Unpack[ActOptions],
     ) -> Effect:
         """Act on element ``element_id`` of an observation and report what that changed.
@@ -531,8 +535,8 @@ class AsyncPage:
         to: Sequence[float] | None = None,
         count: int = 1,
         button: str = "left",
-        wait: float = 5.0,
-        timeout: float = 10.0,
+        wait: float = ACT_WAIT_S,
+        timeout: float = ACT_TIMEOUT_S,
     ) -> Effect:
         """Act at a point of the viewport, not on an element: ``click`` (``count``,
         ``button``), ``hover``, or ``drag`` (pressed at ``x, y``, released at ``to=(x, y)``),
